@@ -1,0 +1,59 @@
+// Command agentls is a language server that brings a coding agent into any
+// editor, and the same agent headless for scripts and CI.
+//
+//	agentls serve [--stdio]     language server on stdin/stdout
+//	agentls run PROMPT          one headless turn
+//	agentls version
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"syscall"
+)
+
+// Version is set at build time with -ldflags "-X main.Version=…".
+var Version = "0.1.0-dev"
+
+const usage = `agentls — a coding agent as a language server.
+
+Usage:
+  agentls serve [--stdio] [flags]   run the language server on stdin/stdout
+  agentls run [flags] PROMPT        run one agent turn headless
+  agentls version                   print the version
+
+Run "agentls COMMAND --help" for a command's flags.
+`
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	code := run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
+	stop()
+	os.Exit(code)
+}
+
+// run dispatches a command line and returns the exit code: 0 success,
+// 1 failure, 2 bad usage.
+func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	if len(args) == 0 {
+		fmt.Fprint(stderr, usage)
+		return 2
+	}
+	switch args[0] {
+	case "serve":
+		return cmdServe(ctx, args[1:], stdin, stdout, stderr)
+	case "run":
+		return cmdRun(ctx, args[1:], stdin, stdout, stderr)
+	case "version", "--version", "-version":
+		fmt.Fprintln(stdout, "agentls", Version)
+		return 0
+	case "help", "-h", "--help", "-help":
+		fmt.Fprint(stdout, usage)
+		return 0
+	}
+	fmt.Fprintf(stderr, "agentls: unknown command %q\n\n%s", args[0], usage)
+	return 2
+}

@@ -1,0 +1,223 @@
+package lsp
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+
+	"go.lsp.dev/jsonrpc2"
+	"go.lsp.dev/protocol"
+
+	"github.com/agentls/agentls/agent"
+	"github.com/agentls/agentls/agent/model"
+	"github.com/agentls/agentls/lsp/overlay"
+	"github.com/agentls/agentls/permission"
+	"github.com/agentls/agentls/tools"
+)
+
+// AskArgs is the one argument of agentls.ask.
+type AskArgs struct {
+	Prompt string          `json:"prompt"`
+	URI    string          `json:"uri,omitempty"`
+	Range  *protocol.Range `json:"range,omitempty"`
+}
+
+// AskResult is what agentls.ask returns at once; the turn runs on.
+type AskResult struct {
+	SessionID string `json:"sessionId"`
+	TurnID    string `json:"turnId"`
+}
+
+// CancelArgs is the optional argument of agentls.cancel.
+type CancelArgs struct {
+	TurnID string `json:"turnId,omitempty"`
+}
+
+func (s *Server) executeCommand(ctx context.Context, params json.RawMessage) (any, error) {
+	var p executeCommandParams
+	if err := decode(params, &p); err != nil {
+		return nil, err
+	}
+	switch p.Command {
+	case CommandAsk:
+		var a AskArgs
+		if err := oneArg(p.Arguments, &a); err != nil {
+			return nil, err
+		}
+		return s.ask(ctx, a)
+	case CommandCancel:
+		var a CancelArgs
+		if len(p.Arguments) > 0 {
+			if err := oneArg(p.Arguments, &a); err != nil {
+				return nil, err
+			}
+		}
+		return s.cancelTurn(a.TurnID)
+	}
+	return nil, jsonrpc2.Errorf(jsonrpc2.InvalidParams, "unknown command %q: agentls runs %s and %s", p.Command, CommandAsk, CommandCancel)
+}
+
+func oneArg(args []json.RawMessage, v any) error {
+	if len(args) != 1 {
+		return jsonrpc2.Errorf(jsonrpc2.InvalidParams, "expected one argument object, got %d arguments", len(args))
+	}
+	if err := json.Unmarshal(args[0], v); err != nil {
+		return jsonrpc2.Errorf(jsonrpc2.InvalidParams, "invalid argument: %v", err)
+	}
+	return nil
+}
+
+func (s *Server) ask(_ context.Context, a AskArgs) (any, error) {
+	if strings.TrimSpace(a.Prompt) == "" {
+		return nil, jsonrpc2.Errorf(jsonrpc2.InvalidParams, "agentls.ask needs a non-empty \"prompt\"")
+	}
+	sess, err := s.ensureSession()
+	if err != nil {
+		return nil, jsonrpc2.Errorf(jsonrpc2.InvalidRequest, "%v", err)
+	}
+	msg, err := s.promptWithContext(a)
+	if err != nil {
+		return nil, jsonrpc2.Errorf(jsonrpc2.InvalidParams, "%v", err)
+	}
+	rep := s.newReporter(a.Prompt)
+	turn, err := sess.Start(s.base, msg, rep.emit)
+	if err != nil {
+		if errors.Is(err, agent.ErrBusy) {
+			return nil, jsonrpc2.Errorf(jsonrpc2.InvalidRequest, "%v", err)
+		}
+		return nil, err
+	}
+	rep.start(turn)
+	return AskResult{SessionID: sess.ID, TurnID: turn.ID}, nil
+}
+
+func (s *Server) cancelTurn(turnID string) (any, error) {
+	s.mu.Lock()
+	sess := s.session
+	s.mu.Unlock()
+	var t *agent.Turn
+	if sess != nil {
+		t = sess.Current()
+	}
+	if t == nil || turnID != "" && t.ID != turnID {
+		return map[string]any{"cancelled": false}, nil
+	}
+	t.Cancel()
+	return map[string]any{"cancelled": true, "turnId": t.ID}, nil
+}
+
+// ensureSession creates the connection's session on first use, resolving
+// the model and mode from flags, editor options, environment and config.
+func (s *Server) ensureSession() (*agent.Session, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.session != nil {
+		return s.session, nil
+	}
+	cfgName := "\"model\" in the config file"
+	if s.opts.ConfigPath != "" {
+		cfgName = "\"model\" in " + s.opts.ConfigPath
+	}
+	spec, _, err := model.Resolve(
+		model.Source{Name: "--model", Value: s.opts.ModelFlag},
+		model.Source{Name: "the editor's initializationOptions.model", Value: s.editor.Model},
+		model.Source{Name: "the AGENTLS_MODEL environment variable", Value: s.opts.Getenv("AGENTLS_MODEL")},
+		model.Source{Name: cfgName, Value: s.opts.Config.Model},
+	)
+	if err != nil {
+		return nil, err
+	}
+	dir := ""
+	if roots := s.ws.Roots(); len(roots) > 0 {
+		dir = roots[0]
+	}
+	newProvider := s.opts.NewProvider
+	if newProvider == nil {
+		newProvider = func(spec, dir string) (agent.Provider, error) {
+			return model.New(spec, model.Options{Providers: s.opts.Config.Providers, Dir: dir, Getenv: s.opts.Getenv})
+		}
+	}
+	prov, err := newProvider(spec, dir)
+	if err != nil {
+		return nil, err
+	}
+	modeName := s.opts.ModeFlag
+	if modeName == "" {
+		modeName = s.editor.Permissions.Mode
+	}
+	if modeName == "" {
+		modeName = s.opts.Config.Permissions.Mode
+	}
+	mode, err := permission.ParseMode(modeName)
+	if err != nil {
+		return nil, err
+	}
+	toolSet := tools.ReadOnlyTools
+	if s.opts.Tools != nil {
+		toolSet = s.opts.Tools
+	}
+	reg, err := tools.NewRegistry(toolSet(s.ws)...)
+	if err != nil {
+		return nil, err
+	}
+	maxSteps := s.editor.MaxSteps
+	if maxSteps == 0 {
+		maxSteps = s.opts.Config.MaxSteps
+	}
+	s.session = agent.NewSession("s1", agent.Config{
+		Provider: prov,
+		Tools:    reg,
+		Gate:     permission.NewGate(mode, editorAsker{s}, nil),
+		MaxSteps: maxSteps,
+		Channel:  "editor",
+	})
+	return s.session, nil
+}
+
+// promptWithContext adds the user's file and selection to the prompt.
+func (s *Server) promptWithContext(a AskArgs) (string, error) {
+	if a.URI == "" {
+		return a.Prompt, nil
+	}
+	path, err := overlay.URIToPath(a.URI)
+	if err != nil {
+		return "", err
+	}
+	c := &agent.Context{File: s.ws.Rel(path)}
+	if a.Range != nil {
+		f, err := s.ws.ReadFile(path)
+		if err != nil {
+			return "", fmt.Errorf("read the selection of %s: %w", path, err)
+		}
+		c.StartLine, c.EndLine = int(a.Range.Start.Line)+1, int(a.Range.End.Line)+1
+		c.Selected = selectText(f.Text, *a.Range)
+	}
+	return agent.UserMessage(a.Prompt, c), nil
+}
+
+// selectText cuts an LSP range out of text.
+func selectText(text string, r protocol.Range) string {
+	off := func(p protocol.Position) int {
+		i := 0
+		for line := uint32(0); line < p.Line; line++ {
+			j := strings.IndexByte(text[i:], '\n')
+			if j < 0 {
+				return len(text)
+			}
+			i += j + 1
+		}
+		end := strings.IndexByte(text[i:], '\n')
+		lineText := text[i:]
+		if end >= 0 {
+			lineText = text[i : i+end]
+		}
+		return i + overlay.UTF16ToByte(strings.TrimSuffix(lineText, "\r"), int(p.Character))
+	}
+	a, b := off(r.Start), off(r.End)
+	if b < a {
+		a, b = b, a
+	}
+	return text[a:b]
+}

@@ -1,0 +1,73 @@
+package lsp
+
+import (
+	"encoding/json"
+	"fmt"
+
+	"github.com/agentls/agentls/lsp/overlay"
+)
+
+func (s *Server) didOpen(params json.RawMessage) error {
+	var p didOpenParams
+	if err := decode(params, &p); err != nil {
+		return err
+	}
+	return s.docs.Open(p.TextDocument.URI, p.TextDocument.LanguageID, p.TextDocument.Version, p.TextDocument.Text)
+}
+
+func (s *Server) didChange(params json.RawMessage) error {
+	var p didChangeParams
+	if err := decode(params, &p); err != nil {
+		return err
+	}
+	changes := make([]overlay.Change, len(p.ContentChanges))
+	for i, c := range p.ContentChanges {
+		changes[i].Text = c.Text
+		if c.Range != nil {
+			changes[i].Range = &overlay.Range{
+				Start: overlay.Position{Line: c.Range.Start.Line, Character: c.Range.Start.Character},
+				End:   overlay.Position{Line: c.Range.End.Line, Character: c.Range.End.Character},
+			}
+		}
+	}
+	warn, err := s.docs.Change(p.TextDocument.URI, p.TextDocument.Version, changes)
+	if warn != "" {
+		s.log.Warn(warn)
+	}
+	return err
+}
+
+func (s *Server) didClose(params json.RawMessage) error {
+	var p docIDParams
+	if err := decode(params, &p); err != nil {
+		return err
+	}
+	return s.docs.Close(p.TextDocument.URI)
+}
+
+func (s *Server) didChangeFolders(params json.RawMessage) error {
+	var p didChangeFoldersParams
+	if err := decode(params, &p); err != nil {
+		return err
+	}
+	removed := map[string]bool{}
+	for _, f := range p.Event.Removed {
+		if path, err := overlay.URIToPath(f.URI); err == nil {
+			removed[path] = true
+		}
+	}
+	var roots []string
+	for _, r := range s.ws.Roots() {
+		if !removed[r] {
+			roots = append(roots, r)
+		}
+	}
+	for _, f := range p.Event.Added {
+		path, err := overlay.URIToPath(f.URI)
+		if err != nil {
+			return fmt.Errorf("added folder: %w", err)
+		}
+		roots = append(roots, path)
+	}
+	return s.ws.SetRoots(roots)
+}

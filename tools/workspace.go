@@ -1,0 +1,229 @@
+package tools
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"unicode/utf8"
+)
+
+// Document is the editor's view of an open file.
+type Document struct {
+	Text    string
+	Version int32
+}
+
+// Overlay gives the editor's unsaved buffers. The LSP server implements it;
+// headless runs have none.
+type Overlay interface {
+	// Document returns the open document at an absolute, cleaned path.
+	Document(path string) (Document, bool)
+}
+
+// Workspace is the set of roots the agent works in and the overlay it
+// reads through. It is safe for concurrent use; roots change when the
+// editor adds or removes workspace folders.
+type Workspace struct {
+	mu      sync.RWMutex
+	roots   []string
+	overlay Overlay
+}
+
+// NewWorkspace returns a workspace over the given roots (made absolute and
+// cleaned). overlay may be nil.
+func NewWorkspace(roots []string, overlay Overlay) (*Workspace, error) {
+	w := &Workspace{overlay: overlay}
+	if err := w.SetRoots(roots); err != nil {
+		return nil, err
+	}
+	return w, nil
+}
+
+// SetRoots replaces the roots.
+func (w *Workspace) SetRoots(roots []string) error {
+	clean := make([]string, 0, len(roots))
+	for _, r := range roots {
+		abs, err := filepath.Abs(r)
+		if err != nil {
+			return fmt.Errorf("workspace root %s: %w", r, err)
+		}
+		clean = append(clean, abs)
+	}
+	w.mu.Lock()
+	w.roots = clean
+	w.mu.Unlock()
+	return nil
+}
+
+// Roots returns the roots; the first is where relative paths start.
+func (w *Workspace) Roots() []string {
+	w.mu.RLock()
+	defer w.mu.RUnlock()
+	return append([]string(nil), w.roots...)
+}
+
+// Abs resolves a model-given path: absolute paths are cleaned, relative ones
+// join the first root.
+func (w *Workspace) Abs(p string) (string, error) {
+	if p == "" {
+		return "", errors.New("empty path")
+	}
+	if filepath.IsAbs(p) {
+		return filepath.Clean(p), nil
+	}
+	roots := w.Roots()
+	if len(roots) == 0 {
+		return "", fmt.Errorf("relative path %s but no workspace folder is open: give an absolute path", p)
+	}
+	return filepath.Join(roots[0], p), nil
+}
+
+// Inside reports whether abs lies inside a root, after resolving symlinks
+// on both sides (a link inside the root pointing out is outside).
+func (w *Workspace) Inside(abs string) bool {
+	real := resolveExisting(abs)
+	for _, r := range w.Roots() {
+		if within(resolveExisting(r), real) {
+			return true
+		}
+	}
+	return false
+}
+
+// Root returns the root that contains abs, or "".
+func (w *Workspace) Root(abs string) string {
+	for _, r := range w.Roots() {
+		if within(r, abs) {
+			return r
+		}
+	}
+	return ""
+}
+
+// Rel returns abs relative to its root for display, or abs itself.
+func (w *Workspace) Rel(abs string) string {
+	if r := w.Root(abs); r != "" {
+		if rel, err := filepath.Rel(r, abs); err == nil {
+			if rel == "." {
+				return filepath.Base(r)
+			}
+			return filepath.ToSlash(rel)
+		}
+	}
+	return abs
+}
+
+func within(root, p string) bool {
+	rel, err := filepath.Rel(root, p)
+	return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) && !filepath.IsAbs(rel)
+}
+
+// resolveExisting resolves symlinks in the longest existing prefix of p, so
+// a file not yet created still resolves through its parent folders.
+func resolveExisting(p string) string {
+	p = filepath.Clean(p)
+	rest := ""
+	for {
+		if r, err := filepath.EvalSymlinks(p); err == nil {
+			return filepath.Join(r, rest)
+		}
+		parent := filepath.Dir(p)
+		if parent == p {
+			return filepath.Join(p, rest)
+		}
+		rest = filepath.Join(filepath.Base(p), rest)
+		p = parent
+	}
+}
+
+// File is the content of a file as the agent sees it.
+type File struct {
+	Path string
+	Text string
+	// Open is true when the text came from the editor's buffer.
+	Open    bool
+	Version int32
+	// Mode and Size are set for files read from disk.
+	Mode fs.FileMode
+	Size int64
+}
+
+// MaxReadSize caps how much of a file on disk is read into memory.
+const MaxReadSize = 10 << 20
+
+// ErrBinary marks a file whose content is not text.
+var ErrBinary = errors.New("binary file")
+
+// errTooLarge marks a file over MaxReadSize, so grep can count skipped ones.
+var errTooLarge = errors.New("file too large")
+
+// ReadFile returns the file's text, from the editor's buffer when it is
+// open, else from disk. Binary and oversized files are refused.
+func (w *Workspace) ReadFile(abs string) (File, error) {
+	abs = filepath.Clean(abs)
+	if w.overlay != nil {
+		if d, ok := w.overlay.Document(abs); ok {
+			return File{Path: abs, Text: d.Text, Open: true, Version: d.Version}, nil
+		}
+	}
+	fi, err := os.Stat(abs)
+	if err != nil {
+		return File{}, err
+	}
+	if fi.IsDir() {
+		return File{}, fmt.Errorf("%s is a directory, not a file: use ls to list it", abs)
+	}
+	if !fi.Mode().IsRegular() {
+		// Opening a FIFO or device could block or never end.
+		return File{}, fmt.Errorf("%s is not a regular file (%s); agentls reads regular files only", abs, fi.Mode().Type())
+	}
+	tooLarge := func(size int64) error {
+		return fmt.Errorf("%s is %d bytes, over the %d-byte limit for reading files (%w): read part of it with a shell command such as sed -n '1,200p', or ask the user", abs, size, MaxReadSize, errTooLarge)
+	}
+	if fi.Size() > MaxReadSize {
+		return File{}, tooLarge(fi.Size())
+	}
+	f, err := os.Open(abs)
+	if err != nil {
+		return File{}, err
+	}
+	defer f.Close()
+	// Read through a limit: the file may grow after Stat.
+	data, err := io.ReadAll(io.LimitReader(f, MaxReadSize+1))
+	if err != nil {
+		return File{}, fmt.Errorf("read %s: %w", abs, err)
+	}
+	if len(data) > MaxReadSize {
+		return File{}, tooLarge(int64(len(data)))
+	}
+	if IsBinary(data) {
+		return File{}, fmt.Errorf("%s: %w; agentls reads text files only", abs, ErrBinary)
+	}
+	return File{Path: abs, Text: string(data), Mode: fi.Mode(), Size: int64(len(data))}, nil
+}
+
+// IsBinary sniffs the first 8 KiB: a NUL byte or invalid UTF-8 means binary.
+func IsBinary(data []byte) bool {
+	head := data
+	if len(head) > 8192 {
+		head = head[:8192]
+	}
+	if bytes.IndexByte(head, 0) >= 0 {
+		return true
+	}
+	// Allow a multi-byte rune cut at the sniff boundary.
+	for i := 0; i < 3 && len(head) > 0 && !utf8.Valid(head); i++ {
+		if len(head) < len(data) {
+			head = head[:len(head)-1]
+			continue
+		}
+		return true
+	}
+	return !utf8.Valid(head)
+}
