@@ -122,11 +122,13 @@ func (s *stream) Read(ctx context.Context) (jsonrpc2.Message, int64, error) {
 
 // readHeader reads one header block. It returns the content length, or -1
 // when the block was malformed (reported, and the reader moved past it).
+// Anything before a Content-Length header that is not a header line is
+// garbage: it is reported once and skipped, so a frame with a wrong length
+// costs that frame only.
 func (s *stream) readHeader() (int64, int64, error) {
 	var total int64
 	length := int64(-1)
-	sawLength, bad := false, ""
-	started := false
+	lines, garbage, problem := 0, "", ""
 	for {
 		line, err := s.in.ReadString('\n')
 		total += int64(len(line))
@@ -136,50 +138,53 @@ func (s *stream) readHeader() (int64, int64, error) {
 			}
 			return 0, total, fmt.Errorf("read header: %w", err)
 		}
-		if !started {
-			// Resynchronize: skip anything before a Content-Length header,
-			// such as the tail of a frame whose length was wrong.
-			i := strings.Index(line, contentLength)
-			if i < 0 {
-				if strings.TrimSpace(line) != "" {
-					bad = fmt.Sprintf("expected a %s header, got %q", contentLength, abbreviate(line, 60))
-				}
-				continue
-			}
-			if i > 0 {
-				bad = fmt.Sprintf("skipped %d bytes of garbage before a header", i)
-			}
-			line = line[i:]
-			started = true
+		if i := strings.Index(line, contentLength); i > 0 {
+			garbage, line = line[:i], line[i:]
 		}
 		line = strings.TrimRight(line, "\r\n")
 		if line == "" {
+			if lines == 0 && garbage == "" {
+				continue // a stray blank line between messages
+			}
 			break
 		}
+		lines++
 		name, value, ok := strings.Cut(line, ":")
-		if !ok {
-			bad = fmt.Sprintf("header line %q has no colon", abbreviate(line, 60))
-			continue
-		}
-		if strings.EqualFold(strings.TrimSpace(name), "Content-Length") {
+		switch {
+		case !ok:
+			garbage = line
+		case strings.EqualFold(strings.TrimSpace(name), "Content-Length"):
+			if garbage != "" {
+				// Garbage, then a real header: answer the garbage and
+				// start the message afresh at this header.
+				s.reportBadFrame(fmt.Sprintf("skipped bytes that are not a message: %q", abbreviate(garbage, 60)))
+				garbage = ""
+			}
 			v, err := strconv.ParseInt(strings.TrimSpace(value), 10, 64)
 			if err != nil || v <= 0 {
-				bad = fmt.Sprintf("bad Content-Length %q", strings.TrimSpace(value))
+				problem = fmt.Sprintf("bad Content-Length %q", strings.TrimSpace(value))
 				length = -1
 			} else {
-				length = v
+				problem, length = "", v
 			}
-			sawLength = true
 		}
 	}
-	if bad != "" {
-		s.log.Warn("malformed LSP frame", "problem", bad)
+	switch {
+	case garbage != "":
+		problem = fmt.Sprintf("skipped bytes that are not a message: %q", abbreviate(garbage, 60))
+	case length < 0 && problem == "":
+		problem = "no Content-Length header"
 	}
-	if !sawLength || length < 0 {
-		s.reject(nil, jsonrpc2.ParseError, "malformed message header: "+bad+"; each message needs a valid Content-Length header")
+	if problem != "" {
+		s.reportBadFrame(problem)
 		return -1, total, nil
 	}
 	return length, total, nil
+}
+
+func (s *stream) reportBadFrame(problem string) {
+	s.log.Warn("malformed LSP frame", "problem", problem)
+	s.reject(nil, jsonrpc2.ParseError, "malformed message: "+problem+"; each message needs a valid Content-Length header")
 }
 
 // rejectBody answers a body that is not a valid JSON-RPC message: a parse

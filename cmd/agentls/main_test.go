@@ -1,0 +1,103 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func runCLI(t *testing.T, args ...string) (int, string, string) {
+	t.Helper()
+	t.Setenv("XDG_CONFIG_HOME", t.TempDir())
+	t.Setenv("XDG_STATE_HOME", t.TempDir())
+	t.Setenv("AGENTLS_MODEL", "")
+	var out, errb bytes.Buffer
+	code := run(context.Background(), args, strings.NewReader(""), &out, &errb)
+	return code, out.String(), errb.String()
+}
+
+func TestRunDemoJSON(t *testing.T) {
+	code, out, stderr := runCLI(t, "run", "--workspace", "../../examples/demo", "--model", "replay:../../examples/demo/script.json", "--json", "what does Greet do?")
+	if code != 0 {
+		t.Fatalf("exit %d, stderr: %s", code, stderr)
+	}
+	var types []string
+	sawGreet := false
+	for _, line := range strings.Split(strings.TrimSpace(out), "\n") {
+		var e map[string]any
+		if err := json.Unmarshal([]byte(line), &e); err != nil {
+			t.Fatalf("line is not JSON: %q", line)
+		}
+		types = append(types, e["type"].(string))
+		if e["type"] == "tool_result" && e["name"] == "view" && strings.Contains(e["content"].(string), "func Greet(name string) string") {
+			sawGreet = true
+		}
+		if e["type"] == "tool_result" && e["is_error"] == true {
+			t.Errorf("tool failed: %v", e)
+		}
+	}
+	if types[0] != "turn_start" || types[len(types)-1] != "turn_end" {
+		t.Errorf("event types = %v", types)
+	}
+	if !sawGreet {
+		t.Errorf("view result did not show greet.go:\n%s", out)
+	}
+	if !strings.Contains(out, `"reason":"completed"`) {
+		t.Errorf("turn did not complete:\n%s", out)
+	}
+}
+
+func TestRunPlainPrintsAnswer(t *testing.T) {
+	code, out, _ := runCLI(t, "run", "--workspace", "../../examples/demo", "--model", "replay:../../examples/demo/script.json", "what does Greet do?")
+	if code != 0 || !strings.HasPrefix(out, "Greet in greet.go returns") {
+		t.Errorf("exit %d, stdout %q", code, out)
+	}
+}
+
+func TestRunExitCodes(t *testing.T) {
+	dir := t.TempDir()
+	exhausted := filepath.Join(dir, "short.json")
+	if err := os.WriteFile(exhausted, []byte(`{"turns":[{"tool_calls":[{"name":"ls","input":{}}]}]}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name string
+		args []string
+		code int
+		msg  string
+	}{
+		{"no prompt", []string{"run", "--model", "replay:x.json"}, 2, "PROMPT is required"},
+		{"no model", []string{"run", "--workspace", dir, "hi"}, 2, "no model configured"},
+		{"bad model string", []string{"run", "--workspace", dir, "--model", "gpt4", "hi"}, 2, "provider:model"},
+		{"missing workspace", []string{"run", "--workspace", filepath.Join(dir, "nope"), "--model", "replay:" + exhausted, "hi"}, 2, "not a directory"},
+		{"bad mode", []string{"run", "--workspace", dir, "--model", "replay:" + exhausted, "--mode", "yolo", "hi"}, 2, "unknown permission mode"},
+		{"unknown flag", []string{"run", "--bogus", "hi"}, 2, "flag provided but not defined"},
+		{"provider error", []string{"run", "--workspace", dir, "--model", "replay:" + exhausted, "hi"}, 1, "replay script exhausted"},
+		{"unknown command", []string{"frobnicate"}, 2, "unknown command"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			code, out, stderr := runCLI(t, tt.args...)
+			if code != tt.code || !strings.Contains(out+stderr, tt.msg) {
+				t.Errorf("exit %d (want %d), output %q %q, want %q", code, tt.code, out, stderr, tt.msg)
+			}
+		})
+	}
+}
+
+func TestHelpAndVersion(t *testing.T) {
+	for _, args := range [][]string{{"--help"}, {"serve", "--help"}, {"run", "--help"}} {
+		code, out, stderr := runCLI(t, args...)
+		if code != 0 || !strings.Contains(out+stderr, "Usage") {
+			t.Errorf("%v: exit %d, output %q %q", args, code, out, stderr)
+		}
+	}
+	code, out, _ := runCLI(t, "version")
+	if code != 0 || !strings.HasPrefix(out, "agentls ") {
+		t.Errorf("version: %d %q", code, out)
+	}
+}
