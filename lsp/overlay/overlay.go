@@ -284,11 +284,13 @@ func (s *Store) Change(uri string, version int32, changes []Change) (warn string
 	if version <= d.Version {
 		warn = fmt.Sprintf("didChange for %s: version %d does not increase on %d", uri, version, d.Version)
 	}
-	// Apply to a copy of the line slice header so a failure leaves d intact.
-	work := &Doc{URI: d.URI, Path: d.Path, LanguageID: d.LanguageID, Version: d.Version, lines: append([]string(nil), d.lines...)}
-	if len(changes) == 1 {
-		// Common case: avoid copying the line slice.
-		work.lines = d.lines
+	// A batch applies to a copy of the lines so a failure leaves d intact.
+	// A single change fails only before it touches anything, so it works
+	// in place: the common case costs the lines it changes, not the
+	// document.
+	work := &Doc{lines: d.lines}
+	if len(changes) > 1 {
+		work.lines = append([]string(nil), d.lines...)
 	}
 	for i, c := range changes {
 		if err := work.apply(c); err != nil {
