@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 
 	"go.lsp.dev/jsonrpc2"
@@ -154,11 +156,18 @@ func (s *Server) ensureSession() (*agent.Session, error) {
 	if err != nil {
 		return nil, err
 	}
-	toolSet := tools.ReadOnlyTools
+	var toolSet []tools.Tool
 	if s.opts.Tools != nil {
-		toolSet = s.opts.Tools
+		toolSet = s.opts.Tools(s.ws)
+	} else {
+		stateDir := s.opts.StateDir
+		if stateDir == "" {
+			stateDir = filepath.Join(os.TempDir(), "agentls")
+		}
+		s.shellEnv = tools.NewShellEnv(s.ws, filepath.Join(stateDir, "outputs"))
+		toolSet = tools.DefaultTools(s.ws, s.shellEnv)
 	}
-	reg, err := tools.NewRegistry(toolSet(s.ws)...)
+	reg, err := tools.NewRegistry(toolSet...)
 	if err != nil {
 		return nil, err
 	}

@@ -383,3 +383,40 @@ func rangeOf(l1, c1, l2, c2 uint32) *protocol.Range {
 	r.Start.Line, r.Start.Character, r.End.Line, r.End.Character = l1, c1, l2, c2
 	return r
 }
+
+// Through the editor: a command that is not read-only produces exactly one
+// showMessageRequest naming the exact command; a read-only one none.
+func TestBashAsksOnlyForNonReadOnly(t *testing.T) {
+	ctx := ctxT(t)
+	prov := script(t, `{"turns":[
+		{"tool_calls":[{"name":"bash","input":{"command":"ls -la"}}]},
+		{"tool_calls":[{"name":"bash","input":{"command":"touch made-by-agent.txt && echo done"}}]},
+		{"text":"ok"}]}`)
+	ed, root := setup(t, map[string]string{"a.txt": "x"}, prov, func(o *fake.Options) {
+		o.Server.StateDir = t.TempDir()
+	})
+	res, err := ed.Ask(ctx, lsp.AskArgs{Prompt: "make a file"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	evs, err := ed.WaitTurnEnd(ctx, res.TurnID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	asks := ed.Asks()
+	if len(asks) != 1 || !strings.Contains(asks[0].Message, "`touch made-by-agent.txt && echo done`") {
+		t.Fatalf("asks = %+v, want one naming the touch command", asks)
+	}
+	if _, err := os.Stat(filepath.Join(root, "made-by-agent.txt")); err != nil {
+		t.Errorf("allowed command did not run: %v", err)
+	}
+	var results []string
+	for _, e := range evs {
+		if e.Type == agent.EventToolResult {
+			results = append(results, *e.Content)
+		}
+	}
+	if len(results) != 2 || !strings.Contains(results[0], "a.txt") || !strings.Contains(results[1], "done") {
+		t.Errorf("tool results = %q", results)
+	}
+}

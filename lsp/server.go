@@ -44,6 +44,9 @@ type Options struct {
 	// Tools returns the tools offered to the model; nil means the
 	// built-in set.
 	Tools func(ws *tools.Workspace) []tools.Tool
+	// StateDir holds files agentls keeps for the user, such as the full
+	// output of truncated shell results. Empty means the system temp dir.
+	StateDir string
 }
 
 type lifecycle int
@@ -72,6 +75,7 @@ type Server struct {
 	caps     clientCaps
 	editor   config.Config // initializationOptions
 	session  *agent.Session
+	shellEnv *tools.ShellEnv
 	turns    map[string]*turnReporter // running turns by progress token
 	inflight map[string]context.CancelFunc
 }
@@ -92,6 +96,7 @@ func Serve(ctx context.Context, rwc io.ReadWriteCloser, opts Options) int {
 	s.conn = jsonrpc2.NewConn(newStream(rwc, s.log))
 	s.conn.Go(s.base, s.handle)
 	defer s.cancel()
+	defer s.closeSession()
 	select {
 	case code := <-s.exit:
 		s.cancel()
@@ -129,6 +134,19 @@ func newServer(ctx context.Context, opts Options) *Server {
 		opts: opts, log: opts.Log, docs: docs, ws: ws,
 		base: base, cancel: cancel, exit: make(chan int, 1),
 		turns: map[string]*turnReporter{}, inflight: map[string]context.CancelFunc{},
+	}
+}
+
+// closeSession ends what the session left running (background jobs).
+func (s *Server) closeSession() {
+	s.mu.Lock()
+	env := s.shellEnv
+	s.shellEnv = nil
+	s.mu.Unlock()
+	if env != nil {
+		if err := env.Close(); err != nil {
+			s.log.Warn("stop background jobs", "error", err)
+		}
 	}
 }
 

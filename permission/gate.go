@@ -3,7 +3,6 @@ package permission
 import (
 	"context"
 	"fmt"
-	"sync"
 )
 
 // Gate judges every tool call. It is safe for concurrent use; asks are
@@ -14,7 +13,10 @@ type Gate struct {
 	// OnDecision, when set, receives every decision (for events and audit).
 	onDecision func(Request, Decision)
 
-	askMu sync.Mutex
+	// askSlot holds one token while a person is being asked. It is a
+	// channel rather than a mutex so that a Check queued behind another
+	// ask can give up when its own context is cancelled.
+	askSlot chan struct{}
 }
 
 // NewGate returns a gate in the given mode. asker may be nil (nobody to ask:
@@ -23,7 +25,7 @@ func NewGate(mode Mode, asker Asker, onDecision func(Request, Decision)) *Gate {
 	if mode == "" {
 		mode = ModeSmart
 	}
-	return &Gate{mode: mode, asker: asker, onDecision: onDecision}
+	return &Gate{mode: mode, asker: asker, onDecision: onDecision, askSlot: make(chan struct{}, 1)}
 }
 
 // Mode reports the gate's mode.
@@ -63,10 +65,18 @@ func (g *Gate) ask(ctx context.Context, req Request) Decision {
 	if g.asker == nil {
 		return Decision{Kind: Deny, Source: "user", Reason: ErrNoAsker.Error()}
 	}
-	g.askMu.Lock()
-	defer g.askMu.Unlock()
-	if err := ctx.Err(); err != nil {
-		return Decision{Kind: Deny, Source: "user", Reason: "cancelled before asking"}
+	cancelled := Decision{Kind: Deny, Source: "user", Reason: "cancelled before asking"}
+	if ctx.Err() != nil {
+		return cancelled
+	}
+	select {
+	case g.askSlot <- struct{}{}:
+	case <-ctx.Done():
+		return cancelled
+	}
+	defer func() { <-g.askSlot }()
+	if ctx.Err() != nil {
+		return cancelled
 	}
 	msg := req.Summary
 	if msg == "" {

@@ -80,6 +80,9 @@ type Request struct {
 	// Blocked is a hard block raised by the tool (e.g. a banned command);
 	// the gate denies it whatever the mode.
 	Blocked string `json:"blocked,omitempty"`
+	// Fingerprint is what a session grant for a shell command remembers
+	// ("go test"); empty means not grantable.
+	Fingerprint string `json:"fingerprint,omitempty"`
 	// Summary is the human sentence shown when asking, e.g.
 	// "agentls wants to edit main.go (+3 −1)".
 	Summary string `json:"summary,omitempty"`

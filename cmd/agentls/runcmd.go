@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 
@@ -87,7 +88,9 @@ func cmdRun(ctx context.Context, args []string, stdin io.Reader, stdout, stderr 
 	if err != nil {
 		return fail(2, err)
 	}
-	reg, err := tools.NewRegistry(tools.ReadOnlyTools(ws)...)
+	shellEnv := tools.NewShellEnv(ws, filepath.Join(dirs.State, "outputs"))
+	defer shellEnv.Close()
+	reg, err := tools.NewRegistry(tools.DefaultTools(ws, shellEnv)...)
 	if err != nil {
 		return fail(1, err)
 	}

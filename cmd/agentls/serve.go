@@ -66,7 +66,7 @@ func cmdServe(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 	code := lsp.Serve(ctx, stdio{stdin, stdout}, lsp.Options{
 		Name: "agentls", Version: Version, Log: log,
 		Config: cfg, ConfigPath: dirs.File(),
-		ModelFlag: *model, ModeFlag: *mode,
+		ModelFlag: *model, ModeFlag: *mode, StateDir: dirs.State,
 	})
 	log.Info("exit", "code", code)
 	return code

@@ -92,6 +92,9 @@ func fingerprint(a []arg) string {
 			return "" // -exec/-delete: a grant for "find" would cover them
 		}
 	}
+	if destructive(fam, a) {
+		return "" // "allow rm this session" must not cover rm -rf
+	}
 	base := grantName(a[0].val)
 	pre, ok := subcommandPreFlags(fam)
 	if !ok {
@@ -192,6 +195,45 @@ func runsPrograms(fam string, a []arg) bool {
 				return true
 			}
 		}
+	}
+	return false
+}
+
+// destructive reports commands whose harm does not depend on their
+// subcommand alone: recursive or forced deletes, raw disk writes, history
+// rewrites. A session grant for their program would cover far more than
+// the person approved, so they are never grantable (each one is asked).
+func destructive(fam string, a []arg) bool {
+	hasFlag := func(short string, long ...string) bool {
+		for _, w := range a[1:] {
+			v := w.val
+			if slices.Contains(long, v) {
+				return true
+			}
+			if strings.HasPrefix(v, "-") && !strings.HasPrefix(v, "--") && strings.ContainsAny(v[1:], short) {
+				return true
+			}
+		}
+		return false
+	}
+	hasWord := func(words ...string) bool {
+		for _, w := range a[1:] {
+			if slices.Contains(words, w.val) {
+				return true
+			}
+		}
+		return false
+	}
+	switch fam {
+	case "rm":
+		return hasFlag("rRf", "--recursive", "--force")
+	case "dd", "shred", "mkfs", "wipefs", "truncate":
+		return true
+	case "chmod", "chown", "chgrp":
+		return hasFlag("R", "--recursive")
+	case "git":
+		return hasWord("--force", "-f", "--force-with-lease", "--hard", "--mirror", "--delete") ||
+			hasWord("clean", "filter-branch", "filter-repo", "gc", "prune", "reflog")
 	}
 	return false
 }

@@ -165,7 +165,7 @@ var judgeTable = []judgeCase{
 	{"ls\nrm -rf x", false, "", ""},        // GAP: newline-separated commands
 	{"env", false, "", ""},                 // prints the environment: asks (decision)
 	{"printenv", false, "", "printenv"},    // same decision
-	{"env rm -rf x", false, "", "rm"},      // GAP: wrapper runs anything
+	{"env rm -rf x", false, "", ""},        // GAP: wrapper runs anything
 	{"env FOO=1 make", false, "", ""},      // assignments change what runs
 	{"nice -n 10 ls", false, "", "ls"},     // GAP: wrappers are never read-only
 	{"nohup ls", false, "", "ls"},          // GAP
@@ -249,8 +249,8 @@ var judgeTable = []judgeCase{
 	{"rm -rf /*", false, "may match system paths", ""},
 	{"rm -rf ~", false, "home directory", ""},
 	{"rm -rf ~/", false, "home directory", ""},
-	{"rm -rf build/", false, "", "rm"},
-	{"rm -rf ~/project/build", false, "", "rm"},
+	{"rm -rf build/", false, "", ""}, // destructive: never grantable as "rm"
+	{"rm -rf ~/project/build", false, "", ""},
 	{"cp x /usr/local/bin/", false, "system path", ""},
 	{"cp /etc/hosts ./hosts", false, "", "cp"}, // reading a system file is not changing it
 	{"mv /etc/passwd x", false, "system path", ""},
@@ -261,7 +261,7 @@ var judgeTable = []judgeCase{
 	{"echo x > /etc/hosts", false, "redirection to /etc/hosts", ""},
 	{"tee -a /etc/profile", false, "system path", ""},
 	{"dd if=/dev/zero of=/dev/sda", false, "system path", ""},
-	{"dd if=x of=/dev/null", false, "", "dd"},
+	{"dd if=x of=/dev/null", false, "", ""},
 	{"sysctl -w net.ipv4.ip_forward=1", false, "kernel settings", ""},
 	{"sysctl kernel.hostname", false, "", "sysctl"},
 	{"kill -9 -1", false, "signals every process", ""},
@@ -391,7 +391,13 @@ var judgeTable = []judgeCase{
 	{"FOO=1 go test", false, "", ""},
 	{"go test &", false, "", ""},
 	{"go test ./... | tee out", false, "", ""},
-	{"rm -rf build", false, "", "rm"},
+	{"rm -rf build", false, "", ""},
+	{"rm build.log", false, "", "rm"},
+	{"git push --force origin main", false, "", ""},
+	{"git reset --hard HEAD~1", false, "", ""},
+	{"git clean -fdx", false, "", ""},
+	{"chmod -R 777 .", false, "", ""},
+	{"chmod +x run.sh", false, "", "chmod"},
 	{"npx prettier --write .", false, "", "npx prettier"},
 	{"sed -i s/a/b/ f", false, "", "sed"},
 	{"tar -xzf x.tgz --to-command=sh", false, "", ""},
