@@ -44,8 +44,10 @@ type Event struct {
 	Input   json.RawMessage `json:"input,omitempty"`
 	IsError *bool           `json:"is_error,omitempty"`
 	Content *string         `json:"content,omitempty"`
-	Reason  string          `json:"reason,omitempty"`
-	Message string          `json:"message,omitempty"`
+	// Diff is the unified diff of a file change (tool_result), for editors.
+	Diff    string `json:"diff,omitempty"`
+	Reason  string `json:"reason,omitempty"`
+	Message string `json:"message,omitempty"`
 	// Permission events.
 	Tool       string `json:"tool,omitempty"`
 	Capability string `json:"capability,omitempty"`

@@ -160,7 +160,7 @@ func (s *Session) run(ctx context.Context, t *Turn, prompt string, emit func(Eve
 		for i, call := range resp.ToolCalls {
 			send(Event{Type: EventToolCall, ID: call.ID, Name: call.Name, Input: call.Input, Title: title(call)})
 			res := s.execute(ctx, t, call, send)
-			send(Event{Type: EventToolResult, ID: call.ID, Name: call.Name, IsError: &res.IsError, Content: &res.Content})
+			send(Event{Type: EventToolResult, ID: call.ID, Name: call.Name, IsError: &res.IsError, Content: &res.Content, Diff: res.Diff})
 			s.appendHistory(Message{Role: RoleTool, ToolCallID: call.ID, Name: call.Name, Content: res.Content})
 			stopped, reason := res.Stop, ReasonDenied
 			if ctx.Err() != nil {
@@ -243,8 +243,10 @@ func title(call ToolCall) string {
 	_ = json.Unmarshal(call.Input, &in)
 	for _, k := range []string{"file_path", "path", "pattern", "command", "query", "symbol"} {
 		if v, ok := in[k].(string); ok && v != "" {
-			if len(v) > 60 {
-				v = v[:60] + "…"
+			// Cut by runes: a byte cut could split a character and put
+			// invalid UTF-8 into the event.
+			if r := []rune(v); len(r) > 60 {
+				v = string(r[:60]) + "…"
 			}
 			return call.Name + " " + v
 		}

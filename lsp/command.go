@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 
@@ -160,11 +159,7 @@ func (s *Server) ensureSession() (*agent.Session, error) {
 	if s.opts.Tools != nil {
 		toolSet = s.opts.Tools(s.ws)
 	} else {
-		stateDir := s.opts.StateDir
-		if stateDir == "" {
-			stateDir = filepath.Join(os.TempDir(), "agentls")
-		}
-		s.shellEnv = tools.NewShellEnv(s.ws, filepath.Join(stateDir, "outputs"))
+		s.shellEnv = tools.NewShellEnv(s.ws, filepath.Join(s.stateDir(), "outputs"))
 		toolSet = tools.DefaultTools(s.ws, s.shellEnv)
 	}
 	reg, err := tools.NewRegistry(toolSet...)

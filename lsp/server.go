@@ -130,11 +130,13 @@ func newServer(ctx context.Context, opts Options) *Server {
 	docs := overlay.NewStore()
 	ws, _ := tools.NewWorkspace(nil, docOverlay{docs})
 	base, cancel := context.WithCancel(ctx)
-	return &Server{
+	s := &Server{
 		opts: opts, log: opts.Log, docs: docs, ws: ws,
 		base: base, cancel: cancel, exit: make(chan int, 1),
 		turns: map[string]*turnReporter{}, inflight: map[string]context.CancelFunc{},
 	}
+	ws.SetApplier(editorApplier{s})
+	return s
 }
 
 // closeSession ends what the session left running (background jobs).

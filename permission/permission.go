@@ -83,6 +83,8 @@ type Request struct {
 	// Fingerprint is what a session grant for a shell command remembers
 	// ("go test"); empty means not grantable.
 	Fingerprint string `json:"fingerprint,omitempty"`
+	// Diff is the unified diff of an edit, offered as "Show diff".
+	Diff string `json:"diff,omitempty"`
 	// Summary is the human sentence shown when asking, e.g.
 	// "agentls wants to edit main.go (+3 −1)".
 	Summary string `json:"summary,omitempty"`

@@ -26,8 +26,10 @@ func NewShellEnv(ws *Workspace, outputDir string) *ShellEnv {
 // Close kills every background job.
 func (e *ShellEnv) Close() error { return e.jobs.Close() }
 
-// DefaultTools is the full built-in tool set: the read-only tools, bash and
-// the job tools.
+// DefaultTools is the full built-in tool set: the read-only tools, the
+// editing tools, bash and the job tools.
 func DefaultTools(ws *Workspace, env *ShellEnv) []Tool {
-	return append(ReadOnlyTools(ws), NewBashTool(env), NewJobOutputTool(env), NewJobKillTool(env))
+	return append(ReadOnlyTools(ws),
+		NewEditTool(ws), NewMultiEditTool(ws), NewWriteTool(ws),
+		NewBashTool(env), NewJobOutputTool(env), NewJobKillTool(env))
 }

@@ -40,6 +40,9 @@ type Result struct {
 	IsError bool
 	// Stop ends the turn after this result (a person said no).
 	Stop bool
+	// Diff is the unified diff of a change the call made, for editors to
+	// render (not sent to the model).
+	Diff string
 }
 
 // Errorf builds an error result the model can read and act on.

@@ -102,6 +102,7 @@ func (t *ViewTool) Run(ctx context.Context, call Call) (Result, error) {
 	if err := ctx.Err(); err != nil {
 		return Result{}, err
 	}
+	t.ws.RecordRead(call.SessionID, f)
 
 	lines := splitLines(f.Text)
 	var b strings.Builder

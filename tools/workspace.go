@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"time"
 	"unicode/utf8"
 )
 
@@ -33,6 +34,12 @@ type Workspace struct {
 	mu      sync.RWMutex
 	roots   []string
 	overlay Overlay
+	applier Applier
+	// recorder keeps the change history (nil: none).
+	recorder Recorder
+	// reads remembers, per session and file, what the agent last saw, so
+	// an edit of a version it has not seen is refused.
+	reads map[string]map[string]readRecord
 }
 
 // NewWorkspace returns a workspace over the given roots (made absolute and
@@ -149,9 +156,10 @@ type File struct {
 	// Open is true when the text came from the editor's buffer.
 	Open    bool
 	Version int32
-	// Mode and Size are set for files read from disk.
-	Mode fs.FileMode
-	Size int64
+	// Mode, Size and ModTime are set for files read from disk.
+	Mode    fs.FileMode
+	Size    int64
+	ModTime time.Time
 }
 
 // MaxReadSize caps how much of a file on disk is read into memory.
@@ -205,7 +213,7 @@ func (w *Workspace) ReadFile(abs string) (File, error) {
 	if IsBinary(data) {
 		return File{}, fmt.Errorf("%s: %w; agentls reads text files only", abs, ErrBinary)
 	}
-	return File{Path: abs, Text: string(data), Mode: fi.Mode(), Size: int64(len(data))}, nil
+	return File{Path: abs, Text: string(data), Mode: fi.Mode(), Size: int64(len(data)), ModTime: fi.ModTime()}, nil
 }
 
 // IsBinary sniffs the first 8 KiB: a NUL byte or invalid UTF-8 means binary.

@@ -34,6 +34,12 @@ type Options struct {
 	// Answer picks the action for a showMessageRequest; it returns the
 	// title, or "" to dismiss (null). Nil answers "Allow".
 	Answer func(message string, actions []string) string
+	// RefuseEdits, when set, answers every workspace/applyEdit with
+	// applied:false and this reason.
+	RefuseEdits string
+	// BeforeApply runs when an applyEdit arrives, before it is applied
+	// (e.g. to type into the buffer first, as a person might).
+	BeforeApply func(e *Editor)
 }
 
 // DefaultCapabilities is what a capable client declares.
@@ -93,6 +99,8 @@ type Editor struct {
 	asks     []Ask
 	created  []string
 	versions map[string]int32
+	applied  []json.RawMessage
+	buffers  *overlay.Store // the editor's own copy of open documents
 }
 
 // Connect starts a server on an in-memory pipe and connects to it. Call
@@ -102,7 +110,7 @@ func Connect(ctx context.Context, opts Options) *Editor {
 		opts.Capabilities = DefaultCapabilities
 	}
 	clientSide, serverSide := net.Pipe()
-	e := &Editor{opts: opts, server: make(chan int, 1), changed: make(chan struct{}), versions: map[string]int32{}}
+	e := &Editor{opts: opts, server: make(chan int, 1), changed: make(chan struct{}), versions: map[string]int32{}, buffers: overlay.NewStore()}
 	go func() { e.server <- lsp.Serve(ctx, serverSide, opts.Server) }()
 	e.conn = jsonrpc2.NewConn(jsonrpc2.NewStream(clientSide))
 	e.conn.Go(ctx, e.handle)
@@ -157,6 +165,18 @@ func (e *Editor) dispatch(ctx context.Context, reply jsonrpc2.Replier, req jsonr
 		_ = json.Unmarshal(req.Params(), &p)
 		e.record(func() { e.created = append(e.created, p.Token) })
 		return reply(ctx, nil, nil)
+	case "workspace/applyEdit":
+		if e.opts.BeforeApply != nil {
+			e.opts.BeforeApply(e)
+		}
+		e.record(func() { e.applied = append(e.applied, append(json.RawMessage(nil), req.Params()...)) })
+		if e.opts.RefuseEdits != "" {
+			return reply(ctx, map[string]any{"applied": false, "failureReason": e.opts.RefuseEdits}, nil)
+		}
+		applied, reason := e.applyEdit(ctx, req.Params())
+		return reply(ctx, map[string]any{"applied": applied, "failureReason": reason}, nil)
+	case "window/showDocument":
+		return reply(ctx, map[string]any{"success": true}, nil)
 	case "window/showMessageRequest":
 		var p struct {
 			Message string `json:"message"`
@@ -235,6 +255,9 @@ func (e *Editor) Open(ctx context.Context, path, text string) error {
 	e.mu.Lock()
 	e.versions[path] = 1
 	e.mu.Unlock()
+	if err := e.buffers.Open(overlay.PathToURI(path), "go", 1, text); err != nil {
+		return err
+	}
 	return e.conn.Notify(ctx, "textDocument/didOpen", map[string]any{
 		"textDocument": map[string]any{"uri": overlay.PathToURI(path), "languageId": "go", "version": 1, "text": text},
 	})
@@ -253,7 +276,12 @@ func (e *Editor) Change(ctx context.Context, path string, edits ...Edit) error {
 	v := e.versions[path]
 	e.mu.Unlock()
 	var changes []map[string]any
+	var local []overlay.Change
 	for _, ed := range edits {
+		local = append(local, overlay.Change{Range: &overlay.Range{
+			Start: overlay.Position{Line: uint32(ed.StartLine), Character: uint32(ed.StartChar)},
+			End:   overlay.Position{Line: uint32(ed.EndLine), Character: uint32(ed.EndChar)},
+		}, Text: ed.Text})
 		changes = append(changes, map[string]any{
 			"range": map[string]any{
 				"start": map[string]int{"line": ed.StartLine, "character": ed.StartChar},
@@ -262,10 +290,109 @@ func (e *Editor) Change(ctx context.Context, path string, edits ...Edit) error {
 			"text": ed.Text,
 		})
 	}
+	if _, err := e.buffers.Change(overlay.PathToURI(path), v, local); err != nil {
+		return err
+	}
 	return e.conn.Notify(ctx, "textDocument/didChange", map[string]any{
 		"textDocument":   map[string]any{"uri": overlay.PathToURI(path), "version": v},
 		"contentChanges": changes,
 	})
+}
+
+// Buffer returns the editor's text of an open document.
+func (e *Editor) Buffer(path string) (string, bool) {
+	text, _, ok := e.buffers.Get(path)
+	return text, ok
+}
+
+// Applied returns the params of every workspace/applyEdit received.
+func (e *Editor) Applied() []json.RawMessage {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return append([]json.RawMessage(nil), e.applied...)
+}
+
+type applyParams struct {
+	Label string `json:"label"`
+	Edit  struct {
+		DocumentChanges []struct {
+			TextDocument struct {
+				URI     string `json:"uri"`
+				Version int32  `json:"version"`
+			} `json:"textDocument"`
+			Edits []textEditJSON `json:"edits"`
+		} `json:"documentChanges"`
+		Changes map[string][]textEditJSON `json:"changes"`
+	} `json:"edit"`
+}
+
+type textEditJSON struct {
+	Range struct {
+		Start struct{ Line, Character uint32 } `json:"start"`
+		End   struct{ Line, Character uint32 } `json:"end"`
+	} `json:"range"`
+	NewText string `json:"newText"`
+}
+
+// applyEdit applies a WorkspaceEdit to the editor's buffers like VS Code:
+// a versioned change to a buffer that has moved on is refused, and an
+// applied change is announced with didChange (full text, next version).
+func (e *Editor) applyEdit(ctx context.Context, raw json.RawMessage) (bool, string) {
+	var p applyParams
+	if err := json.Unmarshal(raw, &p); err != nil {
+		return false, "bad params: " + err.Error()
+	}
+	type docEdit struct {
+		uri     string
+		version *int32
+		edits   []textEditJSON
+	}
+	var all []docEdit
+	for _, dc := range p.Edit.DocumentChanges {
+		v := dc.TextDocument.Version
+		all = append(all, docEdit{dc.TextDocument.URI, &v, dc.Edits})
+	}
+	for uri, edits := range p.Edit.Changes {
+		all = append(all, docEdit{uri: uri, edits: edits})
+	}
+	for _, d := range all {
+		path, err := overlay.URIToPath(d.uri)
+		if err != nil {
+			return false, err.Error()
+		}
+		e.mu.Lock()
+		cur, open := e.versions[path]
+		e.mu.Unlock()
+		if !open {
+			return false, "fake editor: " + path + " is not open"
+		}
+		if d.version != nil && *d.version != cur {
+			return false, fmt.Sprintf("document version %d does not match the buffer's %d", *d.version, cur)
+		}
+		var changes []overlay.Change
+		for i := len(d.edits) - 1; i >= 0; i-- { // non-overlapping: apply from the end
+			te := d.edits[i]
+			changes = append(changes, overlay.Change{Range: &overlay.Range{
+				Start: overlay.Position{Line: te.Range.Start.Line, Character: te.Range.Start.Character},
+				End:   overlay.Position{Line: te.Range.End.Line, Character: te.Range.End.Character},
+			}, Text: te.NewText})
+		}
+		e.mu.Lock()
+		e.versions[path]++
+		v := e.versions[path]
+		e.mu.Unlock()
+		if _, err := e.buffers.Change(d.uri, v, changes); err != nil {
+			return false, err.Error()
+		}
+		text, _, _ := e.buffers.Get(path)
+		if err := e.conn.Notify(ctx, "textDocument/didChange", map[string]any{
+			"textDocument":   map[string]any{"uri": d.uri, "version": v},
+			"contentChanges": []any{map[string]any{"text": text}},
+		}); err != nil {
+			return false, err.Error()
+		}
+	}
+	return true, ""
 }
 
 // ExecuteCommand runs a workspace command with one argument object.

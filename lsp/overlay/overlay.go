@@ -331,6 +331,17 @@ func (s *Store) Get(path string) (text string, version int32, ok bool) {
 	return d.Text(), d.Version, true
 }
 
+// URI returns the URI the editor used for the open document at path.
+func (s *Store) URI(path string) (string, bool) {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	d, ok := s.docs[filepath.Clean(path)]
+	if !ok {
+		return "", false
+	}
+	return d.URI, true
+}
+
 // GetURI returns the document by URI.
 func (s *Store) GetURI(uri string) (text string, version int32, ok bool) {
 	path, err := URIToPath(uri)

@@ -444,10 +444,10 @@ func TestApplyRandom(t *testing.T) {
 	}
 }
 
-// FuzzApplyRaw feeds arbitrary bytes (invalid UTF-8, stray CRs, BOMs in
+// FuzzRawBytes feeds arbitrary bytes (invalid UTF-8, stray CRs, BOMs in
 // odd places): Apply must not panic, must fail only with its typed
 // errors, and must leave the lines outside Changed as they were.
-func FuzzApplyRaw(f *testing.F) {
+func FuzzRawBytes(f *testing.F) {
 	f.Add("a\r\nb\n\tc\r", "b\n  c", "x", false)
 	f.Add("\ufeff\t\tx\n\n\n y", "x\n\ny", "", true)
 	f.Add("\xff\xfe\t\u00a0a\rb", "\u00a0a", "\t\tz\n", false)

@@ -1,0 +1,106 @@
+package tools
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+)
+
+// FileChange is one file's new content, computed against a known version.
+type FileChange struct {
+	Path string
+	// Version is the editor buffer's version the change was computed on.
+	Version int32
+	Old     string
+	New     string
+	// Label names the change in the editor's undo history.
+	Label string
+}
+
+// Applier puts changes of documents open in the editor into their buffers
+// (workspace/applyEdit in the LSP server). Files not open go to disk.
+type Applier interface {
+	// ApplyOpen applies one change to an open document. An error means
+	// nothing was applied; *NotAppliedError carries the editor's reason.
+	ApplyOpen(ctx context.Context, ch FileChange) error
+}
+
+// NotAppliedError is the editor refusing an edit (applied: false).
+type NotAppliedError struct{ Reason string }
+
+func (e *NotAppliedError) Error() string {
+	if e.Reason == "" {
+		return "the editor did not apply the edit"
+	}
+	return "the editor did not apply the edit: " + e.Reason
+}
+
+// SetApplier installs the editor's applier; nil means disk only.
+func (w *Workspace) SetApplier(a Applier) {
+	w.mu.Lock()
+	w.applier = a
+	w.mu.Unlock()
+}
+
+func (w *Workspace) getApplier() Applier {
+	w.mu.RLock()
+	defer w.mu.RUnlock()
+	return w.applier
+}
+
+// writeChange applies a change to where the file lives: the editor's
+// buffer when it is open there, else disk (atomically).
+func (w *Workspace) writeChange(ctx context.Context, cur File, text, label string) error {
+	if cur.Open {
+		a := w.getApplier()
+		if a == nil {
+			return errors.New("the file is open in an editor that cannot apply edits")
+		}
+		return a.ApplyOpen(ctx, FileChange{Path: cur.Path, Version: cur.Version, Old: cur.Text, New: text, Label: label})
+	}
+	mode := cur.Mode.Perm()
+	if mode == 0 {
+		mode = 0o644
+	}
+	return WriteFileAtomic(cur.Path, []byte(text), mode)
+}
+
+func statFile(p string) (fs.FileInfo, error) { return os.Stat(p) }
+
+// WriteFileAtomic writes data to path through a temporary file in the same
+// folder and a rename, so a reader never sees half a file and a crash
+// leaves the old content. The file gets mode perm.
+func WriteFileAtomic(path string, data []byte, perm fs.FileMode) error {
+	dir := filepath.Dir(path)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return fmt.Errorf("create folder %s: %w", dir, err)
+	}
+	tmp, err := os.CreateTemp(dir, "."+filepath.Base(path)+".agentls-*")
+	if err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	name := tmp.Name()
+	defer os.Remove(name) // no-op after the rename
+	if _, err := tmp.Write(data); err != nil {
+		tmp.Close()
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	if err := tmp.Chmod(perm); err != nil {
+		tmp.Close()
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	if err := tmp.Sync(); err != nil {
+		tmp.Close()
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	if err := tmp.Close(); err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	if err := os.Rename(name, path); err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	return nil
+}
