@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"os"
 
 	"github.com/agentls/agentls/lsp/overlay"
 	"github.com/agentls/agentls/tools"
@@ -35,8 +36,11 @@ type applyResult struct {
 	FailureReason string `json:"failureReason"`
 }
 
-// ApplyOpen implements tools.Applier.
-func (a editorApplier) ApplyOpen(ctx context.Context, ch tools.FileChange) error {
+// ApplyOpen implements tools.Applier. After the buffer changed, a client
+// with the agentls plugin is asked to save it (agentls/saveDocument), but
+// only when the buffer held no unsaved changes of the person's before the
+// edit: their unsaved work is never written for them.
+func (a editorApplier) ApplyOpen(ctx context.Context, ch tools.FileChange) (tools.Applied, error) {
 	s := a.s
 	uri, ok := s.docs.URI(ch.Path)
 	if !ok {
@@ -44,11 +48,14 @@ func (a editorApplier) ApplyOpen(ctx context.Context, ch tools.FileChange) error
 	}
 	edits := textEdits(ch.Old, ch.New)
 	if len(edits) == 0 {
-		return nil
+		return tools.Applied{}, nil
 	}
 	s.mu.Lock()
 	docChanges := s.caps.Workspace.WorkspaceEdit.DocumentChanges
+	canSave := s.caps.Experimental.Agentls.SaveDocument
 	s.mu.Unlock()
+	disk, err := os.ReadFile(ch.Path)
+	clean := err == nil && string(disk) == ch.Old
 	edit := map[string]any{}
 	if docChanges {
 		edit["documentChanges"] = []any{map[string]any{
@@ -60,22 +67,40 @@ func (a editorApplier) ApplyOpen(ctx context.Context, ch tools.FileChange) error
 	}
 	var raw json.RawMessage
 	if _, err := s.conn.Call(ctx, "workspace/applyEdit", map[string]any{"label": ch.Label, "edit": edit}, &raw); err != nil {
-		return fmt.Errorf("workspace/applyEdit: %w", err)
+		return tools.Applied{}, fmt.Errorf("workspace/applyEdit: %w", err)
 	}
 	var res applyResult
 	if err := json.Unmarshal(raw, &res); err != nil {
 		// Some old clients answer a bare boolean.
 		var b bool
 		if json.Unmarshal(raw, &b) != nil {
-			return fmt.Errorf("workspace/applyEdit: the editor answered %s, not {applied, failureReason}", raw)
+			return tools.Applied{}, fmt.Errorf("workspace/applyEdit: the editor answered %s, not {applied, failureReason}", raw)
 		}
 		res.Applied = b
 	}
 	if !res.Applied {
-		return &tools.NotAppliedError{Reason: res.FailureReason}
+		return tools.Applied{}, &tools.NotAppliedError{Reason: res.FailureReason}
 	}
-	return nil
+	switch {
+	case !canSave:
+		return tools.Applied{Unsaved: "this editor has no agentls plugin to save it"}, nil
+	case !clean:
+		return tools.Applied{Unsaved: "the buffer also holds the user's own unsaved changes"}, nil
+	}
+	var saved struct {
+		Saved bool `json:"saved"`
+	}
+	if _, err := s.conn.Call(ctx, MethodSaveDocument, map[string]any{"textDocument": map[string]any{"uri": uri}}, &saved); err != nil || !saved.Saved {
+		s.log.Warn("editor did not save after an edit", "uri", uri, "error", err)
+		return tools.Applied{Unsaved: "the editor did not save it"}, nil
+	}
+	return tools.Applied{Saved: true}, nil
 }
+
+// MethodSaveDocument is agentls's request asking a client with the agentls
+// plugin to save a document (docs/protocol.md). Clients announce support
+// with capabilities.experimental.agentls.saveDocument.
+const MethodSaveDocument = "agentls/saveDocument"
 
 // textEdits turns a line diff into LSP text edits with UTF-16 positions.
 // Whole lines are replaced, except at the end of a document without a

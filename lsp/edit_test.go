@@ -236,3 +236,54 @@ func TestEditNeedsARead(t *testing.T) {
 		t.Errorf("disk changed")
 	}
 }
+
+// Disk and buffer: with the agentls plugin and a clean buffer, the editor
+// saves after the edit, so disk holds the agent's text; with the person's
+// own unsaved changes in the buffer, or a plain client, nothing is saved.
+func TestEditSavesOnlyCleanBuffersThroughPlugin(t *testing.T) {
+	want := "package main\n\nfunc main() {\n\tif true {\n\t\tprintln(\"new\")\n\t}\n}\n"
+	for _, tc := range []struct {
+		name       string
+		plugin     bool
+		dirty      bool
+		wantSaved  bool
+		resultText string
+	}{
+		{"plugin, clean buffer", true, false, true, "the editor saved it"},
+		{"plugin, unsaved user change", true, true, false, "user's own unsaved changes"},
+		{"plain client", false, false, false, "no agentls plugin"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			ctx := ctxT(t)
+			ed, root := setup(t, map[string]string{"a.go": tabbed}, script(t, editScript), func(o *fake.Options) { o.Plugin = tc.plugin })
+			path := filepath.Join(root, "a.go")
+			if err := ed.Open(ctx, path, tabbed); err != nil {
+				t.Fatal(err)
+			}
+			if tc.dirty {
+				if err := ed.Change(ctx, path, fake.Edit{StartLine: 0, StartChar: 12, EndLine: 0, EndChar: 12, Text: " // mine"}); err != nil {
+					t.Fatal(err)
+				}
+			}
+			res, _ := ed.Ask(ctx, lsp.AskArgs{Prompt: "say new"})
+			evs, err := ed.WaitTurnEnd(ctx, res.TurnID)
+			if err != nil {
+				t.Fatal(err)
+			}
+			disk, _ := os.ReadFile(path)
+			if saved := string(disk) == want; saved != tc.wantSaved {
+				t.Errorf("disk = %q (saved %v, want %v)", disk, saved, tc.wantSaved)
+			}
+			if !tc.wantSaved && string(disk) != tabbed {
+				t.Errorf("disk changed without a save: %q", disk)
+			}
+			if n := len(ed.Saves()); (n == 1) != tc.wantSaved {
+				t.Errorf("save requests = %v", ed.Saves())
+			}
+			r := resultsOf(evs, "edit")
+			if len(r) != 1 || !strings.Contains(*r[0].Content, tc.resultText) {
+				t.Errorf("edit result = %+v", r)
+			}
+		})
+	}
+}

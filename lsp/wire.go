@@ -51,6 +51,12 @@ type clientCaps struct {
 		Configuration    bool `json:"configuration"`
 		WorkspaceFolders bool `json:"workspaceFolders"`
 	} `json:"workspace"`
+	// Experimental carries what the agentls editor plugins add.
+	Experimental struct {
+		Agentls struct {
+			SaveDocument bool `json:"saveDocument"`
+		} `json:"agentls"`
+	} `json:"experimental"`
 }
 
 type textDocumentItem struct {

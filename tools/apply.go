@@ -25,7 +25,15 @@ type FileChange struct {
 type Applier interface {
 	// ApplyOpen applies one change to an open document. An error means
 	// nothing was applied; *NotAppliedError carries the editor's reason.
-	ApplyOpen(ctx context.Context, ch FileChange) error
+	ApplyOpen(ctx context.Context, ch FileChange) (Applied, error)
+}
+
+// Applied says what became of an applied change beyond the buffer.
+type Applied struct {
+	// Saved: the editor saved the buffer, so the disk holds the change.
+	Saved bool
+	// Unsaved explains why the disk does not hold the change yet.
+	Unsaved string
 }
 
 // NotAppliedError is the editor refusing an edit (applied: false).
@@ -53,11 +61,11 @@ func (w *Workspace) getApplier() Applier {
 
 // writeChange applies a change to where the file lives: the editor's
 // buffer when it is open there, else disk (atomically).
-func (w *Workspace) writeChange(ctx context.Context, cur File, text, label string) error {
+func (w *Workspace) writeChange(ctx context.Context, cur File, text, label string) (Applied, error) {
 	if cur.Open {
 		a := w.getApplier()
 		if a == nil {
-			return errors.New("the file is open in an editor that cannot apply edits")
+			return Applied{}, errors.New("the file is open in an editor that cannot apply edits")
 		}
 		return a.ApplyOpen(ctx, FileChange{Path: cur.Path, Version: cur.Version, Old: cur.Text, New: text, Label: label})
 	}
@@ -65,7 +73,7 @@ func (w *Workspace) writeChange(ctx context.Context, cur File, text, label strin
 	if mode == 0 {
 		mode = 0o644
 	}
-	return WriteFileAtomic(cur.Path, []byte(text), mode)
+	return Applied{Saved: true}, WriteFileAtomic(cur.Path, []byte(text), mode)
 }
 
 func statFile(p string) (fs.FileInfo, error) { return os.Stat(p) }

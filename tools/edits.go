@@ -109,7 +109,8 @@ func (p plan) request(tool string, capability permission.Capability, verb string
 // the history.
 func (w *Workspace) commit(ctx context.Context, call Call, tool string, p plan) (Result, error) {
 	label := "agentls: " + tool + " " + p.shown
-	if err := w.writeChange(ctx, p.cur, p.text, label); err != nil {
+	applied, err := w.writeChange(ctx, p.cur, p.text, label)
+	if err != nil {
 		var na *NotAppliedError
 		if errors.As(err, &na) {
 			return Errorf("%s was not changed: %v. View it again and retry if the change still makes sense.", p.shown, err), nil
@@ -132,8 +133,11 @@ func (w *Workspace) commit(ctx context.Context, call Call, tool string, p plan) 
 		verb = "Created"
 	}
 	content := fmt.Sprintf("%s %s (+%d −%d).", verb, p.shown, p.added, p.removed)
-	if p.cur.Open {
-		content = fmt.Sprintf("%s %s in the editor's buffer (+%d −%d). The buffer is not saved yet: shell commands and builds see the file on disk until it is saved.", verb, p.shown, p.added, p.removed)
+	switch {
+	case p.cur.Open && applied.Saved:
+		content = fmt.Sprintf("%s %s in the editor (+%d −%d); the editor saved it.", verb, p.shown, p.added, p.removed)
+	case p.cur.Open:
+		content = fmt.Sprintf("%s %s in the editor's buffer (+%d −%d). It is not saved (%s): shell commands and builds see the file on disk until the user saves it.", verb, p.shown, p.added, p.removed, applied.Unsaved)
 	}
 	if p.note != "" {
 		content += "\n" + p.note

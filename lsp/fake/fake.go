@@ -9,6 +9,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net"
+	"os"
 	"path/filepath"
 	"sync"
 	"time"
@@ -37,6 +38,9 @@ type Options struct {
 	// RefuseEdits, when set, answers every workspace/applyEdit with
 	// applied:false and this reason.
 	RefuseEdits string
+	// Plugin makes the editor behave like one with the agentls plugin: it
+	// declares experimental.agentls.saveDocument and saves on request.
+	Plugin bool
 	// BeforeApply runs when an applyEdit arrives, before it is applied
 	// (e.g. to type into the buffer first, as a person might).
 	BeforeApply func(e *Editor)
@@ -100,6 +104,7 @@ type Editor struct {
 	created  []string
 	versions map[string]int32
 	applied  []json.RawMessage
+	saves    []string
 	buffers  *overlay.Store // the editor's own copy of open documents
 }
 
@@ -108,6 +113,14 @@ type Editor struct {
 func Connect(ctx context.Context, opts Options) *Editor {
 	if opts.Capabilities == nil {
 		opts.Capabilities = DefaultCapabilities
+	}
+	if opts.Plugin {
+		caps := map[string]any{}
+		for k, v := range opts.Capabilities.(map[string]any) {
+			caps[k] = v
+		}
+		caps["experimental"] = map[string]any{"agentls": map[string]any{"saveDocument": true}}
+		opts.Capabilities = caps
 	}
 	clientSide, serverSide := net.Pipe()
 	e := &Editor{opts: opts, server: make(chan int, 1), changed: make(chan struct{}), versions: map[string]int32{}, buffers: overlay.NewStore()}
@@ -175,6 +188,23 @@ func (e *Editor) dispatch(ctx context.Context, reply jsonrpc2.Replier, req jsonr
 		}
 		applied, reason := e.applyEdit(ctx, req.Params())
 		return reply(ctx, map[string]any{"applied": applied, "failureReason": reason}, nil)
+	case "agentls/saveDocument":
+		var p struct {
+			TextDocument struct {
+				URI string `json:"uri"`
+			} `json:"textDocument"`
+		}
+		_ = json.Unmarshal(req.Params(), &p)
+		e.record(func() { e.saves = append(e.saves, p.TextDocument.URI) })
+		path, err := overlay.URIToPath(p.TextDocument.URI)
+		text, _, ok := e.buffers.Get(path)
+		if !e.opts.Plugin || err != nil || !ok {
+			return reply(ctx, nil, jsonrpc2.Errorf(jsonrpc2.MethodNotFound, "fake editor: cannot save %s", p.TextDocument.URI))
+		}
+		if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+			return reply(ctx, map[string]any{"saved": false}, nil)
+		}
+		return reply(ctx, map[string]any{"saved": true}, nil)
 	case "window/showDocument":
 		return reply(ctx, map[string]any{"success": true}, nil)
 	case "window/showMessageRequest":
@@ -303,6 +333,13 @@ func (e *Editor) Change(ctx context.Context, path string, edits ...Edit) error {
 func (e *Editor) Buffer(path string) (string, bool) {
 	text, _, ok := e.buffers.Get(path)
 	return text, ok
+}
+
+// Saves returns the URIs the server asked the editor to save.
+func (e *Editor) Saves() []string {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return append([]string(nil), e.saves...)
 }
 
 // Applied returns the params of every workspace/applyEdit received.
