@@ -8,7 +8,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
 )
@@ -41,23 +43,31 @@ type Dirs struct {
 	Config, State, Data string
 }
 
-// UserDirs follows the XDG base directory spec.
+// UserDirs follows the XDG base directory spec: an absolute XDG_*_HOME
+// wins, otherwise the folder lies below HOME. HOME is only needed for the
+// folders whose XDG variable is unset or relative.
 func UserDirs() (Dirs, error) {
-	home, err := os.UserHomeDir()
-	if err != nil {
-		return Dirs{}, fmt.Errorf("find home directory: %w; set HOME or the XDG_*_HOME variables", err)
-	}
+	var homeErr error
 	get := func(env, def string) string {
 		if v := os.Getenv(env); v != "" && filepath.IsAbs(v) {
 			return filepath.Join(v, "agentls")
 		}
+		home, err := os.UserHomeDir()
+		if err != nil {
+			homeErr = err
+			return ""
+		}
 		return filepath.Join(home, def, "agentls")
 	}
-	return Dirs{
+	d := Dirs{
 		Config: get("XDG_CONFIG_HOME", ".config"),
 		State:  get("XDG_STATE_HOME", filepath.Join(".local", "state")),
 		Data:   get("XDG_DATA_HOME", filepath.Join(".local", "share")),
-	}, nil
+	}
+	if homeErr != nil {
+		return Dirs{}, fmt.Errorf("find home directory: %w; set HOME or the XDG_*_HOME variables", homeErr)
+	}
+	return d, nil
 }
 
 // File is the user config file's path.
@@ -83,10 +93,16 @@ func Parse(name string, data []byte) (Config, error) {
 	if err := dec.Decode(&c); err != nil {
 		return Config{}, fmt.Errorf("config %s: %w", name, err)
 	}
+	// Decode stops after the first value: anything after it would be
+	// silently ignored, which hides the same mistakes as an unknown key.
+	if _, err := dec.Token(); err != io.EOF {
+		return Config{}, fmt.Errorf("config %s: unexpected data after the top-level JSON object", name)
+	}
 	return c, nil
 }
 
 // Merge returns base with every non-empty field of over applied on top.
+// Provider entries merge field by field. Neither argument is modified.
 func Merge(base, over Config) Config {
 	if over.Model != "" {
 		base.Model = over.Model
@@ -97,11 +113,22 @@ func Merge(base, over Config) Config {
 	if over.MaxSteps != 0 {
 		base.MaxSteps = over.MaxSteps
 	}
-	for k, v := range over.Providers {
-		if base.Providers == nil {
-			base.Providers = map[string]Provider{}
+	if len(over.Providers) > 0 {
+		// A fresh map: writing into base.Providers would change the
+		// caller's base config, whose map this copy shares.
+		merged := make(map[string]Provider, len(base.Providers)+len(over.Providers))
+		maps.Copy(merged, base.Providers)
+		for k, v := range over.Providers {
+			p := merged[k]
+			if v.BaseURL != "" {
+				p.BaseURL = v.BaseURL
+			}
+			if v.APIKeyEnv != "" {
+				p.APIKeyEnv = v.APIKeyEnv
+			}
+			merged[k] = p
 		}
-		base.Providers[k] = v
+		base.Providers = merged
 	}
 	return base
 }

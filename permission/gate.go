@@ -66,15 +66,13 @@ func (g *Gate) ask(ctx context.Context, req Request) Decision {
 		return Decision{Kind: Deny, Source: "user", Reason: ErrNoAsker.Error()}
 	}
 	cancelled := Decision{Kind: Deny, Source: "user", Reason: "cancelled before asking"}
-	if ctx.Err() != nil {
-		return cancelled
-	}
 	select {
 	case g.askSlot <- struct{}{}:
 	case <-ctx.Done():
 		return cancelled
 	}
 	defer func() { <-g.askSlot }()
+	// select picks at random when both cases are ready: check again.
 	if ctx.Err() != nil {
 		return cancelled
 	}

@@ -96,8 +96,11 @@ func New(spec string, o Options) (agent.Provider, error) {
 	}
 	key := ""
 	if keyEnv != "" {
+		// keyEnv is set for a built-in provider that needs a key, or
+		// because the config names one (providers.<name>.api_key_env):
+		// either way an unset variable would only fail later, as a 401.
 		key = getenv(keyEnv)
-		if key == "" && isKnown && name != "ollama" {
+		if key == "" {
 			return nil, errors.New("no API key for " + name + ": set the " + keyEnv + " environment variable")
 		}
 	}

@@ -13,6 +13,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"strconv"
 	"sync"
@@ -65,6 +66,9 @@ func Parse(name string, data []byte) (*Provider, error) {
 	if err := dec.Decode(&s); err != nil {
 		return nil, fmt.Errorf("replay script %s: %w (format: {\"turns\":[{\"text\":…,\"tool_calls\":[{\"name\":…,\"input\":{…}}]}]})", name, err)
 	}
+	if _, err := dec.Token(); err != io.EOF {
+		return nil, fmt.Errorf("replay script %s: unexpected data after the top-level JSON object", name)
+	}
 	if len(s.Turns) == 0 {
 		return nil, fmt.Errorf("replay script %s has no turns", name)
 	}
@@ -75,7 +79,8 @@ func Parse(name string, data []byte) (*Provider, error) {
 			}
 			if len(c.Input) > 0 {
 				var obj map[string]json.RawMessage
-				if err := json.Unmarshal(c.Input, &obj); err != nil {
+				// null decodes into a nil map without error, but is no object.
+				if err := json.Unmarshal(c.Input, &obj); err != nil || obj == nil {
 					return nil, fmt.Errorf("replay script %s: turn %d, tool call %d: input must be a JSON object", name, i+1, j+1)
 				}
 			}
