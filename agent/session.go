@@ -2,12 +2,15 @@ package agent
 
 import (
 	"context"
+	"crypto/rand"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"strconv"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/agentls/agentls/permission"
 	"github.com/agentls/agentls/tools"
@@ -32,6 +35,14 @@ type Config struct {
 
 // ErrBusy is returned when a turn is asked for while another one runs.
 var ErrBusy = errors.New("a turn is already running in this session: wait for it or cancel it (agentls.cancel)")
+
+// NewSessionID returns an id unique across processes and restarts, so turn
+// ids ("<session>-t3") can key the change history.
+func NewSessionID() string {
+	var b [6]byte
+	_, _ = rand.Read(b[:])
+	return "s" + strconv.FormatInt(time.Now().Unix(), 36) + hex.EncodeToString(b[:])
+}
 
 // Session is a conversation: its history carries over from turn to turn,
 // and it runs at most one turn at a time.

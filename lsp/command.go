@@ -170,7 +170,7 @@ func (s *Server) ensureSession() (*agent.Session, error) {
 	if maxSteps == 0 {
 		maxSteps = s.opts.Config.MaxSteps
 	}
-	s.session = agent.NewSession("s1", agent.Config{
+	s.session = agent.NewSession(agent.NewSessionID(), agent.Config{
 		Provider: prov,
 		Tools:    reg,
 		Gate:     permission.NewGate(mode, editorAsker{s}, nil),

@@ -420,3 +420,48 @@ func TestBashAsksOnlyForNonReadOnly(t *testing.T) {
 		t.Errorf("tool results = %q", results)
 	}
 }
+
+func TestCodeActions(t *testing.T) {
+	ctx := ctxT(t)
+	ed, root := setup(t, map[string]string{"a.go": "package a\n\nfunc f() { x }\n"}, nil, nil)
+	uri := "file://" + filepath.Join(root, "a.go")
+	params := map[string]any{
+		"textDocument": map[string]any{"uri": uri},
+		"range":        map[string]any{"start": map[string]int{"line": 2, "character": 0}, "end": map[string]int{"line": 2, "character": 14}},
+		"context": map[string]any{"diagnostics": []any{map[string]any{
+			"range":   map[string]any{"start": map[string]int{"line": 2, "character": 11}, "end": map[string]int{"line": 2, "character": 12}},
+			"message": "undefined: x", "source": "compiler", "severity": 1,
+		}}},
+	}
+	var actions []struct {
+		Title   string `json:"title"`
+		Kind    string `json:"kind"`
+		Command struct {
+			Command   string           `json:"command"`
+			Arguments []map[string]any `json:"arguments"`
+		} `json:"command"`
+	}
+	if _, err := ed.Conn().Call(ctx, "textDocument/codeAction", params, &actions); err != nil {
+		t.Fatal(err)
+	}
+	if len(actions) != 2 {
+		t.Fatalf("actions = %+v", actions)
+	}
+	fix, sel := actions[0], actions[1]
+	if fix.Title != "Fix with agent: undefined: x" || fix.Kind != "quickfix" || fix.Command.Command != "agentls.ask" {
+		t.Errorf("fix action = %+v", fix)
+	}
+	arg := fix.Command.Arguments[0]
+	if arg["uri"] != uri || !strings.Contains(arg["prompt"].(string), "a.go at line 3: undefined: x") {
+		t.Errorf("fix argument = %v", arg)
+	}
+	if sel.Title != "Ask agent about selection" || sel.Command.Arguments[0]["range"] == nil {
+		t.Errorf("selection action = %+v", sel)
+	}
+	// An empty range without diagnostics offers nothing.
+	params["range"] = map[string]any{"start": map[string]int{"line": 0, "character": 0}, "end": map[string]int{"line": 0, "character": 0}}
+	params["context"] = map[string]any{"diagnostics": []any{}}
+	if _, err := ed.Conn().Call(ctx, "textDocument/codeAction", params, &actions); err != nil || len(actions) != 0 {
+		t.Errorf("empty range: %+v %v", actions, err)
+	}
+}

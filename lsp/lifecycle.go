@@ -71,6 +71,7 @@ func (s *Server) initialize(_ context.Context, params json.RawMessage) (any, err
 			"executeCommandProvider": map[string]any{
 				"commands": []string{CommandAsk, CommandCancel},
 			},
+			"codeActionProvider": map[string]any{"codeActionKinds": []string{"quickfix", "refactor"}},
 			"workspace": map[string]any{
 				"workspaceFolders": map[string]any{"supported": true, "changeNotifications": true},
 			},

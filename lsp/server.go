@@ -231,6 +231,8 @@ func (s *Server) call(ctx context.Context, method string, params json.RawMessage
 		return s.shutdown(ctx)
 	case "workspace/executeCommand":
 		return s.executeCommand(ctx, params)
+	case "textDocument/codeAction":
+		return s.codeAction(ctx, params)
 	}
 	return nil, jsonrpc2.Errorf(jsonrpc2.MethodNotFound, "method %s is not supported by agentls", method)
 }

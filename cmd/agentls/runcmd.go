@@ -103,7 +103,7 @@ func cmdRun(ctx context.Context, args []string, stdin io.Reader, stdout, stderr 
 	if *maxSteps == 0 {
 		*maxSteps = cfg.MaxSteps
 	}
-	sess := agent.NewSession("run", agent.Config{
+	sess := agent.NewSession(agent.NewSessionID(), agent.Config{
 		Provider: prov, Tools: reg, MaxSteps: *maxSteps, Channel: channel,
 		Gate: permission.NewGate(pmode, asker, nil),
 	})
