@@ -100,21 +100,35 @@ func Serve(ctx context.Context, rwc io.ReadWriteCloser, opts Options) int {
 	select {
 	case code := <-s.exit:
 		s.cancel()
+		// Close flushes what is queued for the client, then closes the
+		// connection. The reader may stay blocked in a read of stdin that
+		// Close cannot interrupt (a pipe the editor keeps open), so do not
+		// wait for it: the process exits with the code now.
 		_ = s.conn.Close()
-		<-s.conn.Done()
 		return code
+	case <-ctx.Done():
+		// SIGTERM/SIGINT: stop now, like exit without shutdown.
+		s.cancel()
+		_ = s.conn.Close()
+		return s.codeWithoutExit()
 	case <-s.conn.Done():
 		s.cancel()
 		if err := s.conn.Err(); err != nil && !errors.Is(err, io.EOF) {
 			s.log.Warn("connection ended", "error", err)
 		}
-		s.mu.Lock()
-		defer s.mu.Unlock()
-		if s.state == stateShutdown {
-			return 0
-		}
-		return 1
+		return s.codeWithoutExit()
 	}
+}
+
+// codeWithoutExit is the exit code when the connection ends without an
+// exit notification: 0 after shutdown, 1 otherwise.
+func (s *Server) codeWithoutExit() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.state == stateShutdown {
+		return 0
+	}
+	return 1
 }
 
 func newServer(ctx context.Context, opts Options) *Server {

@@ -1,0 +1,233 @@
+-- A small harness for driving agentls from headless Neovim 0.7.2.
+--
+-- A scenario script loads it with
+--
+--   local h = dofile(vim.fn.fnamemodify(debug.getinfo(1, 'S').source:sub(2), ':p:h') .. '/harness.lua')
+--   h.run(function(rec) ... end)
+--
+-- and is run as `nvim --headless -u NONE -i NONE -n -c 'luafile scenario.lua'`.
+-- Parameters come from environment variables (AGENTLS_E2E_*). Everything
+-- the server sends is recorded into `rec`, which h.run writes as JSON to
+-- $AGENTLS_E2E_RESULT before it quits Neovim: `qall!` on success, `cquit`
+-- with rec.error set when the scenario raised an error.
+--
+-- Only 0.7.2 APIs are used: vim.lsp.start_client + vim.lsp.buf_attach_client
+-- (vim.lsp.start is 0.8+), handlers looked up by method name in the
+-- client's `handlers` table, vim.wait for polling the event loop.
+
+local M = {}
+
+-- env returns the environment variable `name` or raises an error naming it.
+function M.env(name)
+  local v = vim.env[name]
+  if v == nil or v == '' then
+    error('environment variable ' .. name .. ' is not set', 2)
+  end
+  return v
+end
+
+-- step records a milestone, so a failure shows how far the scenario got.
+function M.step(rec, what)
+  table.insert(rec.steps, string.format('%.0fms %s', (vim.loop.hrtime() - rec.t0) / 1e6, what))
+end
+
+-- wait polls the event loop until cond() is true; it raises an error
+-- naming `what` after timeout_ms.
+function M.wait(rec, timeout_ms, cond, what)
+  local ok = vim.wait(timeout_ms, cond, 10)
+  if not ok then
+    error(string.format('timed out after %d ms waiting for %s', timeout_ms, what), 2)
+  end
+  M.step(rec, what)
+end
+
+-- new_record is the table every handler writes into.
+local function new_record()
+  return {
+    t0 = vim.loop.hrtime(),
+    steps = {},
+    events = {},   -- agentls/event params, in arrival order
+    progress = {}, -- $/progress params
+    created = {},  -- window/workDoneProgress/create tokens
+    shows = {},    -- window/showMessage params
+    logs = {},     -- window/logMessage params
+    asks = {},     -- window/showMessageRequest params
+  }
+end
+
+-- wrap returns a handler that records params with `record` and then
+-- calls Neovim's default handler for the method (if any), returning its
+-- result so requests are still answered by the default.
+local function wrap(method, record)
+  return function(err, result, ctx, config)
+    record(result, ctx)
+    local default = vim.lsp.handlers[method]
+    if default then
+      return default(err, result, ctx, config)
+    end
+  end
+end
+
+-- start starts agentls with `opts.cmd` on `opts.root_dir` and records what
+-- it sends into rec. It returns the client id.
+--
+-- opts: cmd (list), root_dir (string), init_options (table or nil).
+function M.start(rec, opts)
+  local handlers = {
+    ['agentls/event'] = function(_, params)
+      table.insert(rec.events, params)
+      if params.type == 'turn_end' then
+        rec.turn_ends = (rec.turn_ends or 0) + 1
+      end
+    end,
+    ['$/progress'] = wrap('$/progress', function(params)
+      table.insert(rec.progress, params)
+    end),
+    ['window/workDoneProgress/create'] = wrap('window/workDoneProgress/create', function(params)
+      table.insert(rec.created, params.token)
+    end),
+    ['window/showMessage'] = wrap('window/showMessage', function(params)
+      table.insert(rec.shows, params)
+    end),
+    ['window/logMessage'] = wrap('window/logMessage', function(params)
+      table.insert(rec.logs, params)
+    end),
+    -- The default handler calls inputlist(), which blocks a headless
+    -- Neovim. Answer with the action titled $AGENTLS_E2E_ANSWER, or
+    -- dismiss (null) when it is unset.
+    ['window/showMessageRequest'] = function(_, params)
+      table.insert(rec.asks, params)
+      local answer = vim.env.AGENTLS_E2E_ANSWER
+      if answer and answer ~= '' then
+        return { title = answer }
+      end
+      return vim.NIL
+    end,
+  }
+  local client_id = vim.lsp.start_client({
+    name = 'agentls',
+    cmd = opts.cmd,
+    root_dir = opts.root_dir,
+    init_options = opts.init_options,
+    handlers = handlers,
+    on_init = function(client, result)
+      rec.initialized = true
+      rec.server_pid = client.rpc.pid
+      local caps = result.capabilities or {}
+      rec.commands = (caps.executeCommandProvider or {}).commands
+      rec.server_info = result.serverInfo
+    end,
+    on_exit = function(code, signal)
+      rec.exit = { code = code, signal = signal }
+    end,
+  })
+  if not client_id then
+    error('vim.lsp.start_client failed for ' .. table.concat(opts.cmd, ' '))
+  end
+  rec.client_id = client_id
+  M.step(rec, 'client started')
+  return client_id
+end
+
+-- wait_initialized waits for the initialize response; it fails at once
+-- if the server exits first.
+function M.wait_initialized(rec, timeout_ms)
+  M.wait(rec, timeout_ms, function() return rec.initialized or rec.exit ~= nil end, 'initialize')
+  if not rec.initialized then
+    error(string.format('server exited before initialize (code %s, signal %s)',
+      tostring(rec.exit.code), tostring(rec.exit.signal)), 2)
+  end
+end
+
+-- open edits `path` and attaches the client to its buffer; it returns the
+-- buffer number.
+function M.open(rec, client_id, path)
+  vim.cmd('edit ' .. vim.fn.fnameescape(path))
+  local buf = vim.api.nvim_get_current_buf()
+  if not vim.lsp.buf_attach_client(buf, client_id) then
+    error('buf_attach_client failed for ' .. path)
+  end
+  M.step(rec, 'opened ' .. path .. ' (filetype ' .. vim.bo[buf].filetype .. ')')
+  return buf
+end
+
+-- execute runs workspace/executeCommand through the buffer's client and
+-- returns {result=…} or {error={code=…, message=…}}.
+function M.execute(rec, buf, client_id, command, args, timeout_ms)
+  local results, err = vim.lsp.buf_request_sync(buf, 'workspace/executeCommand',
+    { command = command, arguments = { args } }, timeout_ms)
+  if err then
+    error(string.format('%s: %s', command, tostring(err)), 2)
+  end
+  local r = (results or {})[client_id]
+  if r == nil then
+    error(command .. ': no response from client ' .. client_id, 2)
+  end
+  local out = { result = r.result }
+  if r.error then
+    out.error = { code = r.error.code, message = r.error.message }
+  end
+  M.step(rec, command .. (out.error and (' -> error: ' .. tostring(out.error.message)) or ' -> ok'))
+  return out
+end
+
+-- stop shuts the client down properly (shutdown request, exit
+-- notification) and waits up to timeout_ms for its process to exit. A
+-- server still running then is recorded (rec.exit_timeout_ms) and sent
+-- SIGTERM, as a second :LspStop would, and waited for 3 s more; the
+-- scenario goes on either way, so the test reports it with everything else.
+function M.stop(rec, client_id, timeout_ms)
+  vim.lsp.stop_client(client_id)
+  if vim.wait(timeout_ms, function() return rec.exit ~= nil end, 10) then
+    M.step(rec, 'server exit')
+    return
+  end
+  rec.exit_timeout_ms = timeout_ms
+  M.step(rec, string.format('server still running %d ms after shutdown and exit; sending SIGTERM', timeout_ms))
+  vim.lsp.stop_client(client_id, true)
+  if vim.wait(3000, function() return rec.exit ~= nil end, 10) then
+    M.step(rec, 'server exit after SIGTERM')
+  else
+    M.step(rec, 'server still running 3000 ms after SIGTERM')
+  end
+end
+
+-- write stores rec as JSON at path.
+local function write(path, rec)
+  local f = assert(io.open(path, 'w'))
+  f:write(vim.fn.json_encode(rec))
+  f:close()
+end
+
+-- run runs scenario(rec) with a fresh record, writes the record to
+-- $AGENTLS_E2E_RESULT and quits Neovim: exit 0 on success, 1 with
+-- rec.error (message and traceback) on an error.
+function M.run(scenario)
+  local rec = new_record()
+  local result = M.env('AGENTLS_E2E_RESULT')
+  -- A real user config has filetype detection on, so didOpen carries
+  -- languageId "go" rather than "".
+  vim.cmd('filetype on')
+  -- AGENTLS_E2E_LSP_LOG=trace logs every message to stdpath('cache')/lsp.log.
+  if vim.env.AGENTLS_E2E_LSP_LOG and vim.env.AGENTLS_E2E_LSP_LOG ~= '' then
+    vim.lsp.set_log_level(vim.env.AGENTLS_E2E_LSP_LOG)
+  end
+  local ok, err = xpcall(scenario, debug.traceback, rec)
+  rec.t0 = nil
+  if not ok then
+    rec.error = tostring(err)
+  end
+  local wok, werr = pcall(write, result, rec)
+  if not wok then
+    io.stderr:write('harness: cannot write result: ' .. tostring(werr) .. '\n')
+    vim.cmd('cquit 2')
+  end
+  if ok then
+    vim.cmd('qall!')
+  else
+    io.stderr:write('harness: scenario failed: ' .. tostring(err) .. '\n')
+    vim.cmd('cquit 1')
+  end
+end
+
+return M
