@@ -13,6 +13,7 @@ import (
 
 	"github.com/agentls/agentls/agent"
 	"github.com/agentls/agentls/agent/model"
+	"github.com/agentls/agentls/agent/store"
 	"github.com/agentls/agentls/lsp/overlay"
 	"github.com/agentls/agentls/permission"
 	"github.com/agentls/agentls/tools"
@@ -48,6 +49,14 @@ func (s *Server) executeCommand(ctx context.Context, params json.RawMessage) (an
 			return nil, err
 		}
 		return s.ask(ctx, a)
+	case CommandRevertTurn:
+		var a RevertArgs
+		if len(p.Arguments) > 0 {
+			if err := oneArg(p.Arguments, &a); err != nil {
+				return nil, err
+			}
+		}
+		return s.revertTurn(ctx, a)
 	case CommandCancel:
 		var a CancelArgs
 		if len(p.Arguments) > 0 {
@@ -57,7 +66,7 @@ func (s *Server) executeCommand(ctx context.Context, params json.RawMessage) (an
 		}
 		return s.cancelTurn(a.TurnID)
 	}
-	return nil, jsonrpc2.Errorf(jsonrpc2.InvalidParams, "unknown command %q: agentls runs %s and %s", p.Command, CommandAsk, CommandCancel)
+	return nil, jsonrpc2.Errorf(jsonrpc2.InvalidParams, "unknown command %q: agentls runs %s, %s and %s", p.Command, CommandAsk, CommandCancel, CommandRevertTurn)
 }
 
 func oneArg(args []json.RawMessage, v any) error {
@@ -109,6 +118,67 @@ func (s *Server) cancelTurn(turnID string) (any, error) {
 	return map[string]any{"cancelled": true, "turnId": t.ID}, nil
 }
 
+// RevertArgs is the optional argument of agentls.revertTurn.
+type RevertArgs struct {
+	TurnID string `json:"turnId,omitempty"`
+	Force  bool   `json:"force,omitempty"`
+}
+
+// revertTurn restores the files a turn changed and tells the person.
+func (s *Server) revertTurn(ctx context.Context, a RevertArgs) (any, error) {
+	h, err := s.openHistory(ctx)
+	if err != nil {
+		return nil, jsonrpc2.Errorf(jsonrpc2.InvalidRequest, "%v", err)
+	}
+	if sess := s.currentSession(); sess != nil && sess.Current() != nil {
+		return nil, jsonrpc2.Errorf(jsonrpc2.InvalidRequest, "a turn is running: cancel it (agentls.cancel) before reverting")
+	}
+	rep, err := h.RevertTurn(ctx, a.TurnID, a.Force)
+	if err != nil {
+		return nil, jsonrpc2.Errorf(jsonrpc2.InvalidRequest, "revert: %v", err)
+	}
+	msg := fmt.Sprintf("agentls: reverted turn %s: %d file(s) restored", rep.TurnID, len(rep.Restored))
+	typ := 3
+	if len(rep.Skipped) > 0 {
+		typ = 2
+		msg += fmt.Sprintf(", %d left alone:", len(rep.Skipped))
+		for _, sk := range rep.Skipped {
+			msg += " " + s.ws.Rel(sk.Path) + " (" + sk.Reason + ")"
+		}
+	}
+	s.showMessage(ctx, typ, msg)
+	return rep, nil
+}
+
+func (s *Server) currentSession() *agent.Session {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.session
+}
+
+// openHistory opens the history database on first use.
+func (s *Server) openHistory(ctx context.Context) (*agent.History, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.openHistoryLocked(ctx)
+}
+
+func (s *Server) openHistoryLocked(ctx context.Context) (*agent.History, error) {
+	if s.history != nil {
+		return s.history, nil
+	}
+	if s.opts.DataDir == "" {
+		return nil, errors.New("no history: agentls runs without a data directory")
+	}
+	st, err := store.Open(ctx, store.DefaultPath(s.opts.DataDir))
+	if err != nil {
+		return nil, fmt.Errorf("open the history: %w", err)
+	}
+	s.store, s.history = st, agent.NewHistory(st, s.ws)
+	s.ws.SetRecorder(s.history)
+	return s.history, nil
+}
+
 // ensureSession creates the connection's session on first use, resolving
 // the model and mode from flags, editor options, environment and config.
 func (s *Server) ensureSession() (*agent.Session, error) {
@@ -143,6 +213,10 @@ func (s *Server) ensureSession() (*agent.Session, error) {
 	prov, err := newProvider(spec, dir)
 	if err != nil {
 		return nil, err
+	}
+	if _, err := s.openHistoryLocked(s.base); err != nil {
+		// Edits still work; they cannot be reverted. Say so once.
+		s.log.Warn("edits will not be revertible", "error", err)
 	}
 	modeName := s.opts.ModeFlag
 	if modeName == "" {

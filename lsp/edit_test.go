@@ -287,3 +287,53 @@ func TestEditSavesOnlyCleanBuffersThroughPlugin(t *testing.T) {
 		})
 	}
 }
+
+// agentls.revertTurn restores the buffer the turn changed, through
+// applyEdit, and the file on disk the turn wrote.
+func TestRevertTurnRestoresBufferAndDisk(t *testing.T) {
+	ctx := ctxT(t)
+	prov := script(t, `{"turns":[
+		{"tool_calls":[{"name":"view","input":{"file_path":"a.go"}},{"name":"view","input":{"file_path":"b.go"}}]},
+		{"tool_calls":[
+			{"name":"edit","input":{"file_path":"a.go","old_string":"println(\"old\")","new_string":"println(\"new\")"}},
+			{"name":"edit","input":{"file_path":"b.go","old_string":"package b","new_string":"package bee"}}]},
+		{"text":"done"}]}`)
+	ed, root := setup(t, map[string]string{"a.go": tabbed, "b.go": "package b\n"}, prov, func(o *fake.Options) {
+		o.Server.DataDir = t.TempDir()
+		o.Server.ModeFlag = "auto"
+	})
+	a := filepath.Join(root, "a.go")
+	if err := ed.Open(ctx, a, tabbed); err != nil {
+		t.Fatal(err)
+	}
+	res, _ := ed.Ask(ctx, lsp.AskArgs{Prompt: "change"})
+	if _, err := ed.WaitTurnEnd(ctx, res.TurnID); err != nil {
+		t.Fatal(err)
+	}
+	if got, _ := ed.Buffer(a); !strings.Contains(got, `"new"`) {
+		t.Fatalf("edit did not land: %q", got)
+	}
+	if disk, _ := os.ReadFile(filepath.Join(root, "b.go")); string(disk) != "package bee\n" {
+		t.Fatalf("b.go = %q", disk)
+	}
+	raw, err := ed.ExecuteCommand(ctx, lsp.CommandRevertTurn, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(raw), res.TurnID) {
+		t.Errorf("revert result %s does not name the turn %s", raw, res.TurnID)
+	}
+	if got, _ := ed.Buffer(a); got != tabbed {
+		t.Errorf("buffer after revert = %q", got)
+	}
+	if disk, _ := os.ReadFile(filepath.Join(root, "b.go")); string(disk) != "package b\n" {
+		t.Errorf("b.go after revert = %q", disk)
+	}
+	if n := len(ed.Applied()); n != 2 {
+		t.Errorf("applyEdit calls = %d, want 2 (the edit and its revert)", n)
+	}
+	// Nothing left to revert.
+	if _, err := ed.ExecuteCommand(ctx, lsp.CommandRevertTurn, nil); err == nil || !strings.Contains(err.Error(), "no agent turn") {
+		t.Errorf("second revert: %v", err)
+	}
+}

@@ -10,8 +10,9 @@ import (
 
 // Commands the server executes.
 const (
-	CommandAsk    = "agentls.ask"
-	CommandCancel = "agentls.cancel"
+	CommandAsk        = "agentls.ask"
+	CommandCancel     = "agentls.cancel"
+	CommandRevertTurn = "agentls.revertTurn"
 )
 
 func (s *Server) initialize(_ context.Context, params json.RawMessage) (any, error) {
@@ -69,7 +70,7 @@ func (s *Server) initialize(_ context.Context, params json.RawMessage) (any, err
 				"save":      map[string]any{"includeText": false},
 			},
 			"executeCommandProvider": map[string]any{
-				"commands": []string{CommandAsk, CommandCancel},
+				"commands": []string{CommandAsk, CommandCancel, CommandRevertTurn},
 			},
 			"codeActionProvider": map[string]any{"codeActionKinds": []string{"quickfix", "refactor"}},
 			"workspace": map[string]any{

@@ -19,6 +19,7 @@ import (
 	"go.lsp.dev/jsonrpc2"
 
 	"github.com/agentls/agentls/agent"
+	"github.com/agentls/agentls/agent/store"
 	"github.com/agentls/agentls/config"
 	"github.com/agentls/agentls/lsp/overlay"
 	"github.com/agentls/agentls/tools"
@@ -47,6 +48,9 @@ type Options struct {
 	// StateDir holds files agentls keeps for the user, such as the full
 	// output of truncated shell results. Empty means the system temp dir.
 	StateDir string
+	// DataDir holds the history database (agentls.db). Empty means no
+	// history: edits work but cannot be reverted.
+	DataDir string
 }
 
 type lifecycle int
@@ -76,6 +80,8 @@ type Server struct {
 	editor   config.Config // initializationOptions
 	session  *agent.Session
 	shellEnv *tools.ShellEnv
+	history  *agent.History
+	store    *store.Store
 	turns    map[string]*turnReporter // running turns by progress token
 	inflight map[string]context.CancelFunc
 }
@@ -153,15 +159,21 @@ func newServer(ctx context.Context, opts Options) *Server {
 	return s
 }
 
-// closeSession ends what the session left running (background jobs).
+// closeSession ends what the session left running (background jobs) and
+// closes the history database.
 func (s *Server) closeSession() {
 	s.mu.Lock()
-	env := s.shellEnv
-	s.shellEnv = nil
+	env, st := s.shellEnv, s.store
+	s.shellEnv, s.store, s.history = nil, nil, nil
 	s.mu.Unlock()
 	if env != nil {
 		if err := env.Close(); err != nil {
 			s.log.Warn("stop background jobs", "error", err)
+		}
+	}
+	if st != nil {
+		if err := st.Close(); err != nil {
+			s.log.Warn("close history", "error", err)
 		}
 	}
 }

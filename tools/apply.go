@@ -112,3 +112,34 @@ func WriteFileAtomic(path string, data []byte, perm fs.FileMode) error {
 	}
 	return nil
 }
+
+// Restore puts a file back to text (or deletes it when exists is false),
+// through the editor's buffer when it is open there, else on disk. It is
+// for reverting the agent's own changes at the person's request, so it
+// does not pass the permission gate.
+func (w *Workspace) Restore(ctx context.Context, path, text string, exists bool) error {
+	cur, err := w.ReadFile(path)
+	missing := errors.Is(err, fs.ErrNotExist)
+	if err != nil && !missing {
+		return fmt.Errorf("restore %s: %w", path, err)
+	}
+	if !exists {
+		if missing {
+			return nil
+		}
+		if err := os.Remove(path); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return fmt.Errorf("restore %s: delete: %w", path, err)
+		}
+		return nil
+	}
+	if missing {
+		cur = File{Path: path}
+	}
+	if !missing && cur.Text == text {
+		return nil
+	}
+	if _, err := w.writeChange(ctx, cur, text, "agentls: revert "+display(w, path)); err != nil {
+		return fmt.Errorf("restore %s: %w", path, err)
+	}
+	return nil
+}

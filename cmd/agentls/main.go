@@ -23,6 +23,7 @@ const usage = `agentls — a coding agent as a language server.
 Usage:
   agentls serve [--stdio] [flags]   run the language server on stdin/stdout
   agentls run [flags] PROMPT        run one agent turn headless
+  agentls revert [flags]            undo the files a turn changed
   agentls version                   print the version
 
 Run "agentls COMMAND --help" for a command's flags.
@@ -47,6 +48,8 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		return cmdServe(ctx, args[1:], stdin, stdout, stderr)
 	case "run":
 		return cmdRun(ctx, args[1:], stdin, stdout, stderr)
+	case "revert":
+		return cmdRevert(ctx, args[1:], stdout, stderr)
 	case "version", "--version", "-version":
 		fmt.Fprintln(stdout, "agentls", Version)
 		return 0

@@ -14,6 +14,9 @@ func runCLI(t *testing.T, args ...string) (int, string, string) {
 	t.Helper()
 	t.Setenv("XDG_CONFIG_HOME", t.TempDir())
 	t.Setenv("XDG_STATE_HOME", t.TempDir())
+	if os.Getenv("AGENTLS_TEST_KEEP_DATA") == "" {
+		t.Setenv("XDG_DATA_HOME", t.TempDir())
+	}
 	t.Setenv("AGENTLS_MODEL", "")
 	var out, errb bytes.Buffer
 	code := run(context.Background(), args, strings.NewReader(""), &out, &errb)

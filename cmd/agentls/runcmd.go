@@ -17,6 +17,7 @@ import (
 
 	"github.com/agentls/agentls/agent"
 	"github.com/agentls/agentls/agent/model"
+	"github.com/agentls/agentls/agent/store"
 	"github.com/agentls/agentls/config"
 	"github.com/agentls/agentls/permission"
 	"github.com/agentls/agentls/tools"
@@ -87,6 +88,12 @@ func cmdRun(ctx context.Context, args []string, stdin io.Reader, stdout, stderr 
 	ws, err := tools.NewWorkspace([]string{*workspace}, nil)
 	if err != nil {
 		return fail(2, err)
+	}
+	if st, err := store.Open(ctx, store.DefaultPath(dirs.Data)); err != nil {
+		fmt.Fprintf(stderr, "agentls run: edits will not be revertible: %v\n", err)
+	} else {
+		defer st.Close()
+		ws.SetRecorder(agent.NewHistory(st, ws))
 	}
 	shellEnv := tools.NewShellEnv(ws, filepath.Join(dirs.State, "outputs"))
 	defer shellEnv.Close()

@@ -66,7 +66,7 @@ func cmdServe(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 	code := lsp.Serve(ctx, stdio{stdin, stdout}, lsp.Options{
 		Name: "agentls", Version: Version, Log: log,
 		Config: cfg, ConfigPath: dirs.File(),
-		ModelFlag: *model, ModeFlag: *mode, StateDir: dirs.State,
+		ModelFlag: *model, ModeFlag: *mode, StateDir: dirs.State, DataDir: dirs.Data,
 	})
 	log.Info("exit", "code", code)
 	return code

@@ -1,0 +1,74 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+
+	"github.com/agentls/agentls/agent"
+	"github.com/agentls/agentls/agent/store"
+	"github.com/agentls/agentls/config"
+	"github.com/agentls/agentls/tools"
+)
+
+func cmdRevert(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("revert", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.Usage = func() {
+		fmt.Fprint(stderr, "Usage: agentls revert [flags]\n\nRestores every file an agent turn changed (the last turn by default). A file changed\nafter the turn is left alone and listed, unless --force. Files open in an editor are\nwritten on disk: revert from the editor (agentls.revertTurn) to restore its buffers.\n\nFlags:\n")
+		fs.PrintDefaults()
+	}
+	workspace := fs.String("workspace", ".", "workspace root")
+	turn := fs.String("turn", "", "turn id to revert (default: the last turn with changes)")
+	force := fs.Bool("force", false, "also restore files changed after the turn")
+	jsonOut := fs.Bool("json", false, "print the result as JSON")
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return 0
+		}
+		return 2
+	}
+	if fs.NArg() > 0 {
+		fmt.Fprintf(stderr, "agentls revert: unexpected argument %q\n", fs.Arg(0))
+		return 2
+	}
+	dirs, err := config.UserDirs()
+	if err != nil {
+		fmt.Fprintln(stderr, "agentls revert:", err)
+		return 1
+	}
+	ws, err := tools.NewWorkspace([]string{*workspace}, nil)
+	if err != nil {
+		fmt.Fprintln(stderr, "agentls revert:", err)
+		return 2
+	}
+	st, err := store.Open(ctx, store.DefaultPath(dirs.Data))
+	if err != nil {
+		fmt.Fprintln(stderr, "agentls revert:", err)
+		return 1
+	}
+	defer st.Close()
+	rep, err := agent.NewHistory(st, ws).RevertTurn(ctx, *turn, *force)
+	if err != nil {
+		fmt.Fprintln(stderr, "agentls revert:", err)
+		return 1
+	}
+	if *jsonOut {
+		_ = json.NewEncoder(stdout).Encode(rep)
+	} else {
+		fmt.Fprintf(stdout, "reverted turn %s: %d file(s) restored\n", rep.TurnID, len(rep.Restored))
+		for _, p := range rep.Restored {
+			fmt.Fprintln(stdout, "  restored", ws.Rel(p))
+		}
+		for _, sk := range rep.Skipped {
+			fmt.Fprintf(stdout, "  left alone %s: %s\n", ws.Rel(sk.Path), sk.Reason)
+		}
+	}
+	if len(rep.Skipped) > 0 {
+		return 1
+	}
+	return 0
+}

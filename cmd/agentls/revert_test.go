@@ -1,0 +1,70 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// A headless turn edits a file on disk; agentls revert restores it; a file
+// changed after the turn is left alone unless --force.
+func TestRunThenRevert(t *testing.T) {
+	t.Setenv("XDG_DATA_HOME", t.TempDir())
+	t.Setenv("AGENTLS_TEST_KEEP_DATA", "1")
+	ws := t.TempDir()
+	orig := "package a\n\nfunc A() int {\n\treturn 1\n}\n"
+	if err := os.WriteFile(filepath.Join(ws, "a.go"), []byte(orig), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	script := filepath.Join(t.TempDir(), "s.json")
+	if err := os.WriteFile(script, []byte(`{"turns":[
+		{"tool_calls":[{"name":"view","input":{"file_path":"a.go"}}]},
+		{"tool_calls":[{"name":"edit","input":{"file_path":"a.go","old_string":"return 1","new_string":"return 2"}},
+		               {"name":"write","input":{"file_path":"new/b.txt","content":"created\n"}}]},
+		{"text":"done"}]}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	run := func() {
+		t.Helper()
+		if code, out, errb := runCLI(t, "run", "--workspace", ws, "--model", "replay:"+script, "--mode", "auto", "change it"); code != 0 {
+			t.Fatalf("run: %d %s %s", code, out, errb)
+		}
+	}
+	run()
+	if got, _ := os.ReadFile(filepath.Join(ws, "a.go")); !strings.Contains(string(got), "return 2") {
+		t.Fatalf("edit not applied: %q", got)
+	}
+	code, out, errb := runCLI(t, "revert", "--workspace", ws)
+	if code != 0 || !strings.Contains(out, "2 file(s) restored") {
+		t.Fatalf("revert: %d %q %q", code, out, errb)
+	}
+	if got, _ := os.ReadFile(filepath.Join(ws, "a.go")); string(got) != orig {
+		t.Errorf("a.go after revert = %q", got)
+	}
+	if _, err := os.Stat(filepath.Join(ws, "new/b.txt")); !os.IsNotExist(err) {
+		t.Errorf("file created by the turn still exists after revert: %v", err)
+	}
+	if code, _, errb := runCLI(t, "revert", "--workspace", ws); code != 1 || !strings.Contains(errb, "no agent turn") {
+		t.Errorf("second revert: %d %q", code, errb)
+	}
+
+	// The person changes the file after the turn: left alone, then forced.
+	run()
+	if err := os.WriteFile(filepath.Join(ws, "a.go"), []byte("mine\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, out, _ = runCLI(t, "revert", "--workspace", ws)
+	if code != 1 || !strings.Contains(out, "left alone a.go") || !strings.Contains(out, "1 file(s) restored") {
+		t.Errorf("revert with a changed file: %d %q", code, out)
+	}
+	if got, _ := os.ReadFile(filepath.Join(ws, "a.go")); string(got) != "mine\n" {
+		t.Errorf("the person's change was overwritten: %q", got)
+	}
+	if code, out, _ = runCLI(t, "revert", "--workspace", ws, "--force"); code != 0 {
+		t.Errorf("forced revert: %d %q", code, out)
+	}
+	if got, _ := os.ReadFile(filepath.Join(ws, "a.go")); string(got) != orig {
+		t.Errorf("a.go after forced revert = %q", got)
+	}
+}
