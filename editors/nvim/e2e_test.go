@@ -114,6 +114,7 @@ type record struct {
 	Shows       []message     `json:"shows"`
 	Logs        []message     `json:"logs"`
 	Asks        []message     `json:"asks"`
+	Applies     []applyEdit   `json:"applies"`
 	Exit        *struct {
 		Code   int `json:"code"`
 		Signal int `json:"signal"`
@@ -122,11 +123,16 @@ type record struct {
 	// after shutdown and exit (the harness then sent SIGTERM).
 	ExitTimeoutMS int `json:"exit_timeout_ms"`
 
-	// ask_unsaved.lua
+	// ask_unsaved.lua; buffer texts are the lines joined by "\n", without
+	// a final newline.
 	Ask               *response `json:"ask"`
 	ModifiedBeforeAsk bool      `json:"modified_before_ask"`
+	TextBeforeAsk     string    `json:"text_before_ask"`
 	ModifiedAtEnd     bool      `json:"modified_at_end"`
 	BufferText        string    `json:"buffer_text"`
+	// With AGENTLS_E2E_UNDO=1: after one :undo.
+	ModifiedAfterUndo bool   `json:"modified_after_undo"`
+	UndoText          string `json:"undo_text"`
 
 	// ask_busy.lua
 	First  *response `json:"first"`
@@ -144,9 +150,44 @@ type progress struct {
 	} `json:"value"`
 }
 
+// message is the params of window/showMessage, window/logMessage and
+// window/showMessageRequest (only the last has actions).
 type message struct {
 	Type    int    `json:"type"`
 	Message string `json:"message"`
+	Actions []struct {
+		Title string `json:"title"`
+	} `json:"actions"`
+}
+
+// textEdit is an LSP TextEdit (UTF-16 positions, 0-based lines).
+type textEdit struct {
+	Range struct {
+		Start struct{ Line, Character int } `json:"start"`
+		End   struct{ Line, Character int } `json:"end"`
+	} `json:"range"`
+	NewText string `json:"newText"`
+}
+
+// applyEdit is a workspace/applyEdit the server sent and Neovim's answer.
+type applyEdit struct {
+	Params struct {
+		Label string `json:"label"`
+		Edit  struct {
+			DocumentChanges []struct {
+				TextDocument struct {
+					URI     string `json:"uri"`
+					Version *int   `json:"version"`
+				} `json:"textDocument"`
+				Edits []textEdit `json:"edits"`
+			} `json:"documentChanges"`
+			Changes map[string][]textEdit `json:"changes"`
+		} `json:"edit"`
+	} `json:"params"`
+	Result struct {
+		Applied       bool   `json:"applied"`
+		FailureReason string `json:"failureReason"`
+	} `json:"result"`
 }
 
 type response struct {

@@ -1,4 +1,6 @@
--- Scenario: the agent views a file the user changed without saving.
+-- Scenario: the agent works on a file the user changed without saving: it
+-- views the buffer, and may edit it (the permission ask is answered with
+-- $AGENTLS_E2E_ANSWER by the harness).
 --
 -- Environment:
 --   AGENTLS_E2E_BIN     agentls binary
@@ -9,7 +11,14 @@
 --   AGENTLS_E2E_TEXT    the new text of that line
 --   AGENTLS_E2E_PROMPT  the prompt of agentls.ask
 --   AGENTLS_E2E_RESULT  where the harness writes the record (JSON)
+--   AGENTLS_E2E_ANSWER  optional: the action chosen when the server asks
+--   AGENTLS_E2E_UNDO    optional: "1" runs :undo once after the turn and
+--                       records the buffer again
 local h = dofile(vim.fn.fnamemodify(debug.getinfo(1, 'S').source:sub(2), ':p:h') .. '/harness.lua')
+
+local function text(buf)
+  return table.concat(vim.api.nvim_buf_get_lines(buf, 0, -1, false), '\n')
+end
 
 h.run(function(rec)
   local root = h.env('AGENTLS_E2E_ROOT')
@@ -25,7 +34,13 @@ h.run(function(rec)
   -- flushes it before the next request, as a user typing then asking would.
   local line = tonumber(h.env('AGENTLS_E2E_LINE'))
   vim.api.nvim_buf_set_lines(buf, line - 1, line, false, { h.env('AGENTLS_E2E_TEXT') })
+  -- A typed change is an undo block of its own, but this whole script runs
+  -- as one command: close the block as the next keystroke would, so :undo
+  -- after the turn takes back the agent's change only. Setting
+  -- 'undolevels', even to its value, breaks undo (:help undo-blocks).
+  vim.o.undolevels = vim.o.undolevels
   rec.modified_before_ask = vim.bo[buf].modified
+  rec.text_before_ask = text(buf)
 
   rec.ask = h.execute(rec, buf, client_id, 'agentls.ask', { prompt = h.env('AGENTLS_E2E_PROMPT') }, 10000)
   if rec.ask.error then
@@ -36,6 +51,12 @@ h.run(function(rec)
     'turn_end and showMessage')
 
   rec.modified_at_end = vim.bo[buf].modified
-  rec.buffer_text = table.concat(vim.api.nvim_buf_get_lines(buf, 0, -1, false), '\n')
+  rec.buffer_text = text(buf)
+  if vim.env.AGENTLS_E2E_UNDO == '1' then
+    vim.api.nvim_buf_call(buf, function() vim.cmd('undo') end)
+    rec.modified_after_undo = vim.bo[buf].modified
+    rec.undo_text = text(buf)
+    h.step(rec, 'undo')
+  end
   h.stop(rec, client_id, 5000)
 end)

@@ -52,6 +52,7 @@ local function new_record()
     shows = {},    -- window/showMessage params
     logs = {},     -- window/logMessage params
     asks = {},     -- window/showMessageRequest params
+    applies = {},  -- workspace/applyEdit: {params=…, result=…} (Neovim's answer)
   }
 end
 
@@ -92,6 +93,13 @@ function M.start(rec, opts)
     ['window/logMessage'] = wrap('window/logMessage', function(params)
       table.insert(rec.logs, params)
     end),
+    -- Neovim's default handler applies the edit to the buffers; the
+    -- answer it gives the server is recorded with the request.
+    ['workspace/applyEdit'] = function(err, params, ctx, config)
+      local result = vim.lsp.handlers['workspace/applyEdit'](err, params, ctx, config)
+      table.insert(rec.applies, { params = params, result = result })
+      return result
+    end,
     -- The default handler calls inputlist(), which blocks a headless
     -- Neovim. Answer with the action titled $AGENTLS_E2E_ANSWER, or
     -- dismiss (null) when it is unset.
