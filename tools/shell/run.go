@@ -44,6 +44,11 @@ type Options struct {
 	// MaxOutput caps the bytes Run keeps per stream (head and tail are
 	// kept); 0 means DefaultMaxOutput.
 	MaxOutput int
+	// Stdin is the command's standard input; nil means empty. A reader
+	// other than an *os.File is read until EOF or until the command ends,
+	// and never after Run returns (so a Read that blocks delays the
+	// return). Hooks receive their JSON payload this way.
+	Stdin io.Reader
 }
 
 // Result is what a finished command produced.
@@ -59,11 +64,11 @@ type Result struct {
 }
 
 // Run executes command to completion with the in-process interpreter (never
-// /bin/sh): a fresh interpreter per call, empty stdin, scrubbed environment,
-// every external program in its own process group. Cancelling ctx sends
-// SIGINT to running programs' groups, then SIGKILL after KillGrace; Run
-// returns the partial result with Interrupted set and a nil error. A parse
-// error or an interpreter failure is an error.
+// /bin/sh): a fresh interpreter per call, Options.Stdin (default empty),
+// scrubbed environment, every external program in its own process group.
+// Cancelling ctx sends SIGINT to running programs' groups, then SIGKILL
+// after KillGrace; Run returns the partial result with Interrupted set and
+// a nil error. A parse error or an interpreter failure is an error.
 func Run(ctx context.Context, command string, o Options) (Result, error) {
 	limit := o.MaxOutput
 	if limit <= 0 {
@@ -125,11 +130,48 @@ func execute(ctx context.Context, command string, o Options, stdout, stderr io.W
 			code, err = 1, fmt.Errorf("shell: interpreter panic: %v\n%s", p, debug.Stack())
 		}
 	}()
-	r, err := s.runner(expand.ListEnviron(s.env...), o.Dir, nil, stdout, stderr)
+	var stdin io.Reader // a nil *os.File here would not be a nil io.Reader
+	if o.Stdin != nil {
+		f, stop, err := stdinPipe(o.Stdin)
+		if err != nil {
+			return 1, false, fmt.Errorf("shell: stdin pipe: %w", err)
+		}
+		defer stop()
+		stdin = f
+	}
+	r, err := s.runner(expand.ListEnviron(s.env...), o.Dir, stdin, stdout, stderr)
 	if err != nil {
 		return 1, false, fmt.Errorf("shell: start interpreter: %w", err)
 	}
 	return exitOf(ctx, r.Run(runCtx, file))
+}
+
+// stdinPipe gives the command a pipe fed from r, since only a file can be
+// inherited by programs. The interpreter would make one itself, but its copy
+// goroutine blocks forever once nobody reads: stop closes both ends, which
+// ends the copy even when a program never read its input, and waits for it
+// so r is never read after Run returns.
+func stdinPipe(r io.Reader) (*os.File, func(), error) {
+	if f, ok := r.(*os.File); ok {
+		return f, func() {}, nil
+	}
+	pr, pw, err := os.Pipe()
+	if err != nil {
+		return nil, nil, err
+	}
+	copied := make(chan struct{})
+	go func() {
+		defer close(copied)
+		_, _ = io.Copy(pw, r)
+		pw.Close()
+	}()
+	return pr, func() {
+		pr.Close()
+		// Unblocks a write stuck because a program that left its group
+		// still holds the read end.
+		pw.Close()
+		<-copied
+	}, nil
 }
 
 // exitOf maps an interpreter error to an exit code.
