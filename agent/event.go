@@ -54,7 +54,13 @@ type Event struct {
 	Scope      string `json:"scope,omitempty"`
 	Decision   string `json:"decision,omitempty"`
 	Source     string `json:"source,omitempty"`
+	Rule       string `json:"rule,omitempty"`
 	Channel    string `json:"channel,omitempty"`
+	// Hook events.
+	HookEvent  string `json:"event,omitempty"`
+	Command    string `json:"command,omitempty"`
+	ExitCode   *int   `json:"exit_code,omitempty"`
+	DurationMS *int64 `json:"duration_ms,omitempty"`
 }
 
 // String renders the event as one plain-text transcript line.
@@ -82,6 +88,14 @@ func (e Event) String() string {
 		return "turn ended: " + e.Reason
 	case EventError:
 		return "error: " + e.Message
+	case EventHook:
+		code := 0
+		if e.ExitCode != nil {
+			code = *e.ExitCode
+		}
+		return fmt.Sprintf("hook %s `%s`: exit %d, %s", e.HookEvent, e.Command, code, e.Decision)
+	case EventHookWarning:
+		return fmt.Sprintf("hook warning (%s): %s", e.HookEvent, e.Message)
 	}
 	b, _ := json.Marshal(e)
 	return string(b)

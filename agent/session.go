@@ -12,6 +12,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/agentls/agentls/agent/hooks"
 	"github.com/agentls/agentls/permission"
 	"github.com/agentls/agentls/tools"
 )
@@ -31,6 +32,13 @@ type Config struct {
 	// Channel says where asks go ("editor", "terminal", "headless"), for
 	// permission events.
 	Channel string
+	// Hooks are the lifecycle hooks to run (validated configuration).
+	Hooks []hooks.Config
+	// HookDir is the hooks' working directory (the first root).
+	HookDir func() string
+	// MaxStopContinuations bounds how often Stop hooks may send the model
+	// back to work in one turn; 0 means the hooks package default (8).
+	MaxStopContinuations int
 }
 
 // ErrBusy is returned when a turn is asked for while another one runs.
@@ -54,6 +62,11 @@ type Session struct {
 	history []Message
 	current *Turn
 	turns   int
+
+	hooks    *hooks.Runner
+	hookErr  error
+	hookSend func(Event)
+	started  bool // SessionStart hooks ran
 }
 
 // NewSession returns an empty session.
@@ -64,7 +77,9 @@ func NewSession(id string, cfg Config) *Session {
 	if cfg.System == "" {
 		cfg.System = DefaultSystemPrompt
 	}
-	return &Session{ID: id, cfg: cfg}
+	s := &Session{ID: id, cfg: cfg}
+	s.initHooks()
+	return s
 }
 
 // Turn is one user prompt and everything the agent does to answer it.
@@ -142,10 +157,20 @@ func (s *Session) run(ctx context.Context, t *Turn, prompt string, emit func(Eve
 		send(Event{Type: EventTurnEnd, Reason: r.Reason})
 		return r
 	}
+	s.setHookSend(send)
+	defer s.setHookSend(nil)
 	send(Event{Type: EventTurnStart})
+	if s.hookErr != nil {
+		return end(Result{Reason: ReasonError, Err: s.hookErr})
+	}
+	prompt, blocked := s.promptHooks(ctx, t, prompt)
+	if blocked != nil {
+		return end(*blocked)
+	}
 	s.appendHistory(Message{Role: RoleUser, Content: prompt})
 	defs := s.toolDefs()
 	last := ""
+	stops := s.newStopLimit()
 	for step := 0; ; step++ {
 		if step >= s.cfg.MaxSteps {
 			return end(Result{Reason: ReasonMaxSteps, Text: last, Err: fmt.Errorf("the turn stopped after %d model calls (max_steps); ask again to continue", s.cfg.MaxSteps)})
@@ -166,18 +191,25 @@ func (s *Session) run(ctx context.Context, t *Turn, prompt string, emit func(Eve
 		}
 		s.appendHistory(Message{Role: RoleAssistant, Content: resp.Text, ToolCalls: resp.ToolCalls})
 		if len(resp.ToolCalls) == 0 {
+			again, stop := s.stopHooks(ctx, t, stops, send)
+			if stop != nil {
+				stop.Text = last
+				return end(*stop)
+			}
+			if again {
+				continue
+			}
 			return end(Result{Reason: ReasonCompleted, Text: last})
 		}
 		for i, call := range resp.ToolCalls {
 			send(Event{Type: EventToolCall, ID: call.ID, Name: call.Name, Input: call.Input, Title: title(call)})
-			res := s.execute(ctx, t, call, send)
+			res, reason := s.execute(ctx, t, call, send)
 			send(Event{Type: EventToolResult, ID: call.ID, Name: call.Name, IsError: &res.IsError, Content: &res.Content, Diff: res.Diff})
 			s.appendHistory(Message{Role: RoleTool, ToolCallID: call.ID, Name: call.Name, Content: res.Content})
-			stopped, reason := res.Stop, ReasonDenied
 			if ctx.Err() != nil {
-				stopped, reason = true, ReasonCancelled
+				reason = ReasonCancelled
 			}
-			if stopped {
+			if reason != "" {
 				// Every call the model made needs an answer in the history.
 				for _, rest := range resp.ToolCalls[i+1:] {
 					s.appendHistory(Message{Role: RoleTool, ToolCallID: rest.ID, Name: rest.Name, Content: "Not run: the turn ended (" + reason + ")."})
@@ -188,44 +220,58 @@ func (s *Session) run(ctx context.Context, t *Turn, prompt string, emit func(Eve
 	}
 }
 
-// execute passes one call through the gate and runs it.
-func (s *Session) execute(ctx context.Context, t *Turn, call ToolCall, send func(Event)) tools.Result {
+// execute passes one call through the PreToolUse hooks and the gate, runs
+// it and lets PostToolUse hooks add context. A non-empty reason ends the
+// turn (a person's deny, a hook's halt).
+func (s *Session) execute(ctx context.Context, t *Turn, call ToolCall, send func(Event)) (tools.Result, string) {
 	tool, ok := s.cfg.Tools.Get(call.Name)
 	if !ok {
 		names := []string{}
 		for _, sp := range s.cfg.Tools.Specs() {
 			names = append(names, sp.Name)
 		}
-		return tools.Errorf("unknown tool %q; available tools: %s", call.Name, strings.Join(names, ", "))
+		return tools.Errorf("unknown tool %q; available tools: %s", call.Name, strings.Join(names, ", ")), ""
 	}
 	tc := tools.Call{ID: call.ID, SessionID: s.ID, TurnID: t.ID, Input: call.Input}
+	verdict, res, reason := s.preToolHooks(ctx, t, tool, &tc)
+	if res != nil {
+		return *res, reason
+	}
 	req, err := tool.Describe(ctx, tc)
 	if err != nil {
-		return tools.Errorf("%v", err)
+		return tools.Errorf("%v", err), ""
 	}
 	req.SessionID = s.ID
+	req.Input = tc.Input
+	req.Hook = verdict
 	d := s.cfg.Gate.Check(ctx, req)
-	scope := strings.Join(req.Paths, " ")
+	scope := d.Scope
+	if scope == "" {
+		scope = strings.Join(req.Paths, " ")
+	}
 	send(Event{Type: EventPermission, Tool: req.Tool, Capability: string(req.Capability), Scope: scope,
-		Decision: string(d.Kind), Source: d.Source, Reason: d.Reason, Channel: s.cfg.Channel})
+		Decision: string(d.Kind), Source: d.Source, Rule: d.Rule, Reason: d.Reason, Channel: s.cfg.Channel})
 	if d.Kind != permission.Allow {
-		if d.Source == "user" {
+		switch {
+		case d.Skipped:
+			return tools.Result{Content: "Skipped: agentls is in chat mode, so no tool runs. Answer from what you know, or tell the user what you would do."}, ""
+		case d.StopTurn:
 			msg := "The user denied this call"
 			if d.Reason != "" && d.Reason != "denied by the user" {
 				msg += " (" + d.Reason + ")"
 			}
-			return tools.Result{Content: msg + ". The turn ends here; do not retry.", IsError: true, Stop: true}
+			return tools.Result{Content: msg + ". The turn ends here; do not retry.", IsError: true, Stop: true}, ReasonDenied
 		}
-		return tools.Errorf("permission denied (%s): %s", d.Source, d.Reason)
+		return tools.Errorf("permission denied (%s): %s", d.Source, d.Reason), ""
 	}
-	res, err := tool.Run(ctx, tc)
+	out, err := tool.Run(ctx, tc)
 	if err != nil {
 		if ctx.Err() != nil {
-			return tools.Errorf("%s was cancelled", call.Name)
+			return tools.Errorf("%s was cancelled", call.Name), ""
 		}
-		return tools.Errorf("%s failed: %v", call.Name, err)
+		out = tools.Errorf("%s failed: %v", call.Name, err)
 	}
-	return res
+	return s.postToolHooks(ctx, t, call.Name, tc.Input, out)
 }
 
 func (s *Session) toolDefs() []ToolDef {

@@ -16,6 +16,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/agentls/agentls/agent"
+	"github.com/agentls/agentls/agent/hooks"
 	"github.com/agentls/agentls/agent/replay"
 	"github.com/agentls/agentls/permission"
 	"github.com/agentls/agentls/tools"
@@ -225,6 +226,9 @@ type setup struct {
 	mode     permission.Mode
 	asker    permission.Asker
 	maxSteps int
+	hooks    []hooks.Config
+	hookDir  string
+	maxStops int
 }
 
 // newFixture builds a session "s" with the tools echo (read-only), write
@@ -260,6 +264,10 @@ func newFixture(t *testing.T, su setup) *fixture {
 		Gate:     permission.NewGate(mode, su.asker, nil),
 		MaxSteps: su.maxSteps,
 		Channel:  "editor",
+		Hooks:    su.hooks,
+		HookDir:  func() string { return su.hookDir },
+
+		MaxStopContinuations: su.maxStops,
 	})
 	return f
 }

@@ -1,6 +1,8 @@
 // Package config loads agentls settings from the user's config file and
-// merges them with the editor's initializationOptions and CLI flags.
-// Higher sources win: flags, then editor, then environment, then the file.
+// merges them with the editor's settings, CLI flags and the workspace file
+// .agentls.json. Higher sources win: flags, then editor, then environment,
+// then the user file; a workspace file may only tighten permissions unless
+// the user file trusts its root (Resolve).
 package config
 
 import (
@@ -13,6 +15,7 @@ import (
 	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 )
 
 // Config is the user's settings. Every key is documented in
@@ -24,6 +27,9 @@ type Config struct {
 	Permissions Permissions         `json:"permissions,omitempty"`
 	// MaxSteps bounds model calls per turn.
 	MaxSteps int `json:"max_steps,omitempty"`
+	// TrustedWorkspaces are absolute roots whose .agentls.json may loosen
+	// permissions. Only the user file's list counts.
+	TrustedWorkspaces []string `json:"trusted_workspaces,omitempty"`
 }
 
 // Provider overrides where a provider is reached.
@@ -31,11 +37,6 @@ type Provider struct {
 	BaseURL string `json:"base_url,omitempty"`
 	// APIKeyEnv names the environment variable holding the key.
 	APIKeyEnv string `json:"api_key_env,omitempty"`
-}
-
-// Permissions is the permission gate's section.
-type Permissions struct {
-	Mode string `json:"mode,omitempty"`
 }
 
 // Dirs are the per-user folders agentls uses.
@@ -85,7 +86,8 @@ func Load(path string) (Config, error) {
 	return Parse(path, data)
 }
 
-// Parse decodes config JSON; unknown keys are an error so typos surface.
+// Parse decodes and validates config JSON; unknown keys and invalid
+// permission entries are errors so typos surface.
 func Parse(name string, data []byte) (Config, error) {
 	var c Config
 	dec := json.NewDecoder(bytes.NewReader(data))
@@ -98,17 +100,23 @@ func Parse(name string, data []byte) (Config, error) {
 	if _, err := dec.Token(); err != io.EOF {
 		return Config{}, fmt.Errorf("config %s: unexpected data after the top-level JSON object", name)
 	}
+	if err := c.Validate(); err != nil {
+		return Config{}, fmt.Errorf("config %s: %w", name, err)
+	}
 	return c, nil
 }
 
 // Merge returns base with every non-empty field of over applied on top.
-// Provider entries merge field by field. Neither argument is modified.
+// Provider entries and permission rules merge key by key, inspectors field
+// by field, and lists add up. Neither argument is modified. Merge knows no
+// trust: use Resolve for workspace files.
 func Merge(base, over Config) Config {
 	if over.Model != "" {
 		base.Model = over.Model
 	}
-	if over.Permissions.Mode != "" {
-		base.Permissions.Mode = over.Permissions.Mode
+	base.Permissions = mergePermissions(base.Permissions, over.Permissions)
+	if len(over.TrustedWorkspaces) > 0 {
+		base.TrustedWorkspaces = union(base.TrustedWorkspaces, over.TrustedWorkspaces)
 	}
 	if over.MaxSteps != 0 {
 		base.MaxSteps = over.MaxSteps
@@ -132,3 +140,57 @@ func Merge(base, over Config) Config {
 	}
 	return base
 }
+
+// mergePermissions applies over on top of base without sharing maps or
+// slices with either.
+func mergePermissions(base, over Permissions) Permissions {
+	if over.Mode != "" {
+		base.Mode = over.Mode
+	}
+	if len(over.Rules) > 0 {
+		rules := make(map[string]string, len(base.Rules)+len(over.Rules))
+		maps.Copy(rules, base.Rules)
+		maps.Copy(rules, over.Rules)
+		base.Rules = rules
+	}
+	if len(over.AskAlways) > 0 {
+		base.AskAlways = union(base.AskAlways, over.AskAlways)
+	}
+	if len(over.AllowedTools) > 0 {
+		base.AllowedTools = union(base.AllowedTools, over.AllowedTools)
+	}
+	if !over.Inspectors.isZero() {
+		// Fresh pointers: the result must not alias either argument.
+		in := base.Inspectors
+		if v := over.Inspectors.Security; v != nil {
+			in.Security = ptr(*v)
+		}
+		if v := over.Inspectors.Egress; v != nil {
+			in.Egress = ptr(*v)
+		}
+		if v := over.Inspectors.Repetition; v != nil {
+			in.Repetition = ptr(*v)
+		}
+		if v := over.Inspectors.Adversary; v != nil {
+			in.Adversary = ptr(*v)
+		}
+		base.Inspectors = in
+	}
+	if over.AskTimeout != "" {
+		base.AskTimeout = over.AskTimeout
+	}
+	return base
+}
+
+// union returns a fresh list of a's items then b's new ones.
+func union(a, b []string) []string {
+	out := make([]string, 0, len(a)+len(b))
+	for _, s := range append(append([]string(nil), a...), b...) {
+		if !slices.Contains(out, s) {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+func ptr[T any](v T) *T { return &v }

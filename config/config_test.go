@@ -27,7 +27,36 @@ func TestParse(t *testing.T) {
 				MaxSteps:    7,
 			},
 		},
+		{
+			name: "permissions",
+			data: `{"permissions":{"mode":"smart","rules":{"fs.edit":"allow","shell.exec:go test":"allow","fs.write:docs/**":"allow","mcp.github.*":"ask","net.fetch":"deny"},
+				"ask_always":["shell.exec:git push"],"allowed_tools":["view","edit:write"],
+				"inspectors":{"security":true,"egress":true,"repetition":5,"adversary":false},"ask_timeout":"5m"},
+				"trusted_workspaces":["/abs/path"]}`,
+			want: config.Config{
+				Permissions: config.Permissions{
+					Mode: "smart",
+					Rules: map[string]string{"fs.edit": "allow", "shell.exec:go test": "allow", "fs.write:docs/**": "allow",
+						"mcp.github.*": "ask", "net.fetch": "deny"},
+					AskAlways:    []string{"shell.exec:git push"},
+					AllowedTools: []string{"view", "edit:write"},
+					Inspectors:   config.Inspectors{Security: ptr(true), Egress: ptr(true), Repetition: ptr(5), Adversary: ptr(false)},
+					AskTimeout:   "5m",
+				},
+				TrustedWorkspaces: []string{"/abs/path"},
+			},
+		},
 		{name: "empty object", data: `{}`, want: config.Config{}},
+		{name: "bad mode", data: `{"permissions":{"mode":"yolo"}}`, errPart: []string{"cfg.json", "permissions.mode", `"yolo"`, "approve"}},
+		{name: "bad rule value", data: `{"permissions":{"rules":{"fs.edit":"yes"}}}`, errPart: []string{"cfg.json", `permissions.rules["fs.edit"]`, "allow, ask or deny"}},
+		{name: "bad rule key", data: `{"permissions":{"rules":{"mcp.git*":"allow"}}}`, errPart: []string{"permissions.rules", "mcp.git*", "whole last segment"}},
+		{name: "bad ask_always", data: `{"permissions":{"ask_always":["shell.exec:"]}}`, errPart: []string{"permissions.ask_always", "scope is empty"}},
+		{name: "bad allowed tool", data: `{"permissions":{"allowed_tools":["edit:delete"]}}`, errPart: []string{"permissions.allowed_tools", "edit:delete"}},
+		{name: "bad repetition", data: `{"permissions":{"inspectors":{"repetition":-1}}}`, errPart: []string{"permissions.inspectors.repetition"}},
+		{name: "unknown inspector", data: `{"permissions":{"inspectors":{"secrity":true}}}`, errPart: []string{`"secrity"`}},
+		{name: "bad timeout", data: `{"permissions":{"ask_timeout":"10"}}`, errPart: []string{"permissions.ask_timeout", `"10"`}},
+		{name: "relative trusted", data: `{"trusted_workspaces":["repo"]}`, errPart: []string{"trusted_workspaces", `"repo"`}},
+		{name: "every error at once", data: `{"permissions":{"mode":"x","rules":{"fs.edit":"yes"}}}`, errPart: []string{"permissions.mode", "permissions.rules"}},
 		{name: "trailing newline", data: "{\"model\":\"ollama:qwen3\"}\n", want: config.Config{Model: "ollama:qwen3"}},
 		{name: "unknown top-level key", data: `{"modle":"openai:gpt-4.1"}`, errPart: []string{"cfg.json", `"modle"`}},
 		{name: "unknown nested key", data: `{"permissions":{"mood":"auto"}}`, errPart: []string{"cfg.json", `"mood"`}},
@@ -144,6 +173,24 @@ func TestMerge(t *testing.T) {
 	if got := config.Merge(file, config.Config{}); !reflect.DeepEqual(got, file) {
 		t.Errorf("Merge(file, empty) = %+v, want %+v", got, file)
 	}
+	// Permission sections merge key by key, lists add up, and the result
+	// shares nothing with the arguments.
+	a := config.Config{Permissions: config.Permissions{Rules: map[string]string{"fs.edit": "ask", "net.fetch": "deny"},
+		AskAlways: []string{"x.y"}, Inspectors: config.Inspectors{Security: ptr(false), Repetition: ptr(3)}}}
+	b := config.Config{Permissions: config.Permissions{Rules: map[string]string{"fs.edit": "allow"}, AskAlways: []string{"x.y", "a.b"},
+		AllowedTools: []string{"view"}, Inspectors: config.Inspectors{Security: ptr(true)}, AskTimeout: "1m"}, TrustedWorkspaces: []string{"/t"}}
+	m := config.Merge(a, b)
+	wantP := config.Permissions{Rules: map[string]string{"fs.edit": "allow", "net.fetch": "deny"}, AskAlways: []string{"x.y", "a.b"},
+		AllowedTools: []string{"view"}, Inspectors: config.Inspectors{Security: ptr(true), Repetition: ptr(3)}, AskTimeout: "1m"}
+	if !reflect.DeepEqual(m.Permissions, wantP) || !reflect.DeepEqual(m.TrustedWorkspaces, []string{"/t"}) {
+		t.Errorf("Merge permissions =\n%+v\nwant\n%+v", m.Permissions, wantP)
+	}
+	*m.Permissions.Inspectors.Security = false
+	m.Permissions.Rules["new.cap"] = "deny"
+	if !*b.Permissions.Inspectors.Security || a.Permissions.Rules["new.cap"] != "" || b.Permissions.Rules["new.cap"] != "" {
+		t.Error("the merged permissions alias an argument")
+	}
+
 	// Providers on top of a config without any.
 	got = config.Merge(config.Config{}, editor)
 	if !reflect.DeepEqual(got.Providers, editor.Providers) {

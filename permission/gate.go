@@ -3,89 +3,229 @@ package permission
 import (
 	"context"
 	"fmt"
+	"hash/maphash"
+	"sync"
+	"time"
 )
+
+// Options configure a Gate. Only Policy is required; every nil field has a
+// fail-closed meaning.
+type Options struct {
+	Policy Policy
+	// Asker reaches a person; nil means nobody can be asked and asks deny.
+	Asker Asker
+	// Channel names where asks go in events: "editor", "terminal" or
+	// "headless". Empty means "headless" without an Asker, else "editor".
+	Channel string
+	// OnDecision receives one Event per Check.
+	OnDecision func(Event)
+	// Grants stores "Always allow" per workspace; nil means the choice is
+	// never offered.
+	Grants GrantStore
+	// Adversary is the LLM reviewer, run when Policy.Adversary is on. With
+	// the policy on and no reviewer, every call asks (fail closed).
+	Adversary Inspector
+	// InspectTimeout bounds the adversary; 0 means DefaultInspectTimeout.
+	InspectTimeout time.Duration
+	// Roots returns the workspace roots, for path-scoped rules, grant
+	// titles and per-workspace grants. Nil means no roots: relative globs
+	// match nothing and nothing is persistently grantable.
+	Roots func() []string
+	// Known adds capabilities to BuiltinCapabilities: known capabilities
+	// without a rule ask instead of being denied.
+	Known []Capability
+}
 
 // Gate judges every tool call. It is safe for concurrent use; asks are
 // serialized so a person sees one prompt at a time.
 type Gate struct {
-	mode  Mode
-	asker Asker
-	// OnDecision, when set, receives every decision (for events and audit).
-	onDecision func(Request, Decision)
+	pol            *compiled
+	badMode        string // set by the legacy NewGate for an unknown mode
+	asker          Asker
+	channel        string
+	onEvent        func(Event)
+	onDecision     func(Request, Decision) // legacy callback
+	grants         GrantStore
+	adversary      Inspector
+	inspectTimeout time.Duration
+	roots          func() []string
+	known          map[Capability]bool
+	slots          []inspectorSlot
+	knowAll        bool // legacy: every valid capability is known
+	seed           maphash.Seed
 
 	// askSlot holds one token while a person is being asked. It is a
-	// channel rather than a mutex so that a Check queued behind another
-	// ask can give up when its own context is cancelled.
+	// channel rather than a mutex so a Check queued behind another ask can
+	// give up when its own context is cancelled.
 	askSlot chan struct{}
+
+	mu       sync.Mutex
+	sessions map[string]*sessionState
+	pending  map[string]*pendingAsk
+	nextID   uint64
 }
 
-// NewGate returns a gate in the given mode. asker may be nil (nobody to ask:
-// asks become denies). onDecision may be nil.
-func NewGate(mode Mode, asker Asker, onDecision func(Request, Decision)) *Gate {
-	if mode == "" {
-		mode = ModeSmart
+// sessionState is what the gate remembers per session: the last call for
+// the repetition inspector and the session grants.
+type sessionState struct {
+	lastCall uint64
+	repeats  int
+	grants   map[grantKey]grantValue
+}
+
+// New builds a gate, validating the policy: an invalid rule, mode or
+// allowed_tools entry is an error, never a silently ignored line.
+func New(o Options) (*Gate, error) {
+	pol, err := compilePolicy(o.Policy)
+	if err != nil {
+		return nil, fmt.Errorf("permissions: %w", err)
 	}
-	return &Gate{mode: mode, asker: asker, onDecision: onDecision, askSlot: make(chan struct{}, 1)}
+	g := newGate(pol, o)
+	return g, nil
+}
+
+func newGate(pol *compiled, o Options) *Gate {
+	g := &Gate{
+		pol: pol, asker: o.Asker, channel: o.Channel, onEvent: o.OnDecision, grants: o.Grants,
+		adversary: o.Adversary, inspectTimeout: o.InspectTimeout, roots: o.Roots,
+		known: map[Capability]bool{}, seed: maphash.MakeSeed(),
+		askSlot: make(chan struct{}, 1), sessions: map[string]*sessionState{}, pending: map[string]*pendingAsk{},
+	}
+	if g.inspectTimeout <= 0 {
+		g.inspectTimeout = DefaultInspectTimeout
+	}
+	if g.channel == "" {
+		g.channel = "headless"
+		if g.asker != nil {
+			g.channel = "editor"
+		}
+	}
+	g.slots = inspectorSlots(pol, g.adversary, g.inspectTimeout)
+	for _, c := range BuiltinCapabilities() {
+		g.known[c] = true
+	}
+	for _, c := range o.Known {
+		g.known[c] = true
+	}
+	return g
+}
+
+// NewGate is the pre-policy constructor, kept so existing callers build.
+// It behaves as before: the given mode with no rules, security and egress
+// on, repetition off, and every well-formed capability treated as known
+// (asked, not denied). An unknown mode denies every call.
+//
+// Deprecated: use New with a Policy from config.Permissions.Policy.
+func NewGate(mode Mode, asker Asker, onDecision func(Request, Decision)) *Gate {
+	p := DefaultPolicy()
+	p.Repetition = 0
+	bad := ""
+	if m, err := ParseMode(string(mode)); err == nil {
+		p.Mode = m
+	} else {
+		bad = string(mode)
+	}
+	pol, err := compilePolicy(p)
+	if err != nil { // cannot happen: the policy above is valid
+		panic(err)
+	}
+	g := newGate(pol, Options{Asker: asker})
+	g.badMode, g.onDecision, g.knowAll = bad, onDecision, true
+	return g
 }
 
 // Mode reports the gate's mode.
-func (g *Gate) Mode() Mode { return g.mode }
-
-// Evaluate runs the chain without asking anyone: the result may be Ask.
-func (g *Gate) Evaluate(req Request) Decision {
-	switch {
-	case !req.Capability.Valid():
-		return Decision{Kind: Deny, Source: "default", Reason: fmt.Sprintf("tool %q declares no valid capability", req.Tool)}
-	case req.Blocked != "":
-		return Decision{Kind: Deny, Source: "block", Reason: req.Blocked}
-	case g.mode == ModeAuto:
-		return Decision{Kind: Allow, Source: "mode"}
-	case g.mode != ModeSmart:
-		return Decision{Kind: Deny, Source: "mode", Reason: fmt.Sprintf("unknown mode %q", g.mode)}
-	case req.ReadOnly && !req.OutsideRoots:
-		return Decision{Kind: Allow, Source: "default"}
+func (g *Gate) Mode() Mode {
+	if g.badMode != "" {
+		return Mode(g.badMode)
 	}
-	return Decision{Kind: Ask, Source: "default"}
+	return g.pol.mode
 }
 
-// Check decides a call, asking a person when the chain says Ask. The
-// returned decision is never Ask: it is Allow or Deny, with its source.
+// EndSession forgets a session's grants and repetition count.
+func (g *Gate) EndSession(sessionID string) {
+	g.mu.Lock()
+	delete(g.sessions, sessionID)
+	g.mu.Unlock()
+}
+
+func (g *Gate) rootList() []string {
+	if g.roots == nil {
+		return nil
+	}
+	return g.roots()
+}
+
+// isKnown reports whether a capability may reach the ask by default.
+func (g *Gate) isKnown(c Capability) bool {
+	return g.knowAll || g.known[c] || g.pol.rules.covers(c) || g.pol.askAlways.covers(c)
+}
+
+// callID identifies "the same call" for the repetition inspector.
+func (g *Gate) callID(r *Request) uint64 {
+	var h maphash.Hash
+	h.SetSeed(g.seed)
+	for _, s := range []string{r.Tool, string(r.Capability), string(r.Action)} {
+		h.WriteString(s)
+		h.WriteByte(0)
+	}
+	if len(r.Input) > 0 {
+		h.Write(r.Input)
+		return h.Sum64()
+	}
+	for _, s := range []string{r.Command, r.Diff, r.Summary} {
+		h.WriteString(s)
+		h.WriteByte(0)
+	}
+	for _, p := range r.Paths {
+		h.WriteString(p)
+		h.WriteByte(0)
+	}
+	return h.Sum64()
+}
+
+// repeats returns how many times in a row the session made this call,
+// counting this one; record saves it.
+func (g *Gate) repeats(r *Request, record bool) int {
+	if g.pol.repetition <= 0 {
+		return 0
+	}
+	id := g.callID(r)
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	s := g.sessions[r.SessionID]
+	n := 1
+	if s != nil && s.lastCall == id {
+		n = s.repeats + 1
+	}
+	if record {
+		if s == nil {
+			s = &sessionState{}
+			g.sessions[r.SessionID] = s
+		}
+		s.lastCall, s.repeats = id, n
+	}
+	return n
+}
+
+// Check decides a call, asking a person when the chain says so. The result
+// is Allow or Deny, never Ask, and exactly one event is emitted.
 func (g *Gate) Check(ctx context.Context, req Request) Decision {
-	d := g.Evaluate(req)
+	n := g.repeats(&req, true)
+	v := g.decide(ctx, &req, n, nil)
+	d := v.d
 	if d.Kind == Ask {
-		d = g.ask(ctx, req)
+		d = g.ask(ctx, &req, v)
+	}
+	g.emit(req, d)
+	return d
+}
+
+func (g *Gate) emit(req Request, d Decision) {
+	if g.onEvent != nil {
+		g.onEvent(NewEvent(req, d))
 	}
 	if g.onDecision != nil {
 		g.onDecision(req, d)
 	}
-	return d
-}
-
-func (g *Gate) ask(ctx context.Context, req Request) Decision {
-	if g.asker == nil {
-		return Decision{Kind: Deny, Source: "user", Reason: ErrNoAsker.Error()}
-	}
-	cancelled := Decision{Kind: Deny, Source: "user", Reason: "cancelled before asking"}
-	select {
-	case g.askSlot <- struct{}{}:
-	case <-ctx.Done():
-		return cancelled
-	}
-	defer func() { <-g.askSlot }()
-	// select picks at random when both cases are ready: check again.
-	if ctx.Err() != nil {
-		return cancelled
-	}
-	msg := req.Summary
-	if msg == "" {
-		msg = fmt.Sprintf("agentls wants to use %s (%s)", req.Tool, req.Capability)
-	}
-	ans, err := g.asker.Ask(ctx, Question{Request: req, Message: msg})
-	switch {
-	case err != nil:
-		return Decision{Kind: Deny, Source: "user", Reason: fmt.Sprintf("ask failed: %v", err)}
-	case ans == AnswerAllow:
-		return Decision{Kind: Allow, Source: "user"}
-	}
-	return Decision{Kind: Deny, Source: "user", Reason: "denied by the user"}
 }
