@@ -255,6 +255,8 @@ func (s *Session) execute(ctx context.Context, t *Turn, call ToolCall, send func
 		switch {
 		case d.Skipped:
 			return tools.Result{Content: "Skipped: agentls is in chat mode, so no tool runs. Answer from what you know, or tell the user what you would do."}, ""
+		case d.StopTurn && ctx.Err() != nil:
+			return tools.Result{Content: "The turn was cancelled before this call was answered.", IsError: true, Stop: true}, ReasonCancelled
 		case d.StopTurn:
 			msg := "The user denied this call"
 			if d.Reason != "" && d.Reason != "denied by the user" {

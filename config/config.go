@@ -30,6 +30,13 @@ type Config struct {
 	// TrustedWorkspaces are absolute roots whose .agentls.json may loosen
 	// permissions. Only the user file's list counts.
 	TrustedWorkspaces []string `json:"trusted_workspaces,omitempty"`
+	// Hooks are lifecycle hooks (agent/hooks). Resolve does not merge them:
+	// each source's list is collected with its trust (hooks.Collect), so a
+	// cloned repository's file cannot run code.
+	Hooks json.RawMessage `json:"hooks,omitempty"`
+	// MaxStopContinuations bounds how often Stop hooks may send the model
+	// back to work in one turn (default 8).
+	MaxStopContinuations int `json:"max_stop_continuations,omitempty"`
 }
 
 // Provider overrides where a provider is reached.
@@ -120,6 +127,9 @@ func Merge(base, over Config) Config {
 	}
 	if over.MaxSteps != 0 {
 		base.MaxSteps = over.MaxSteps
+	}
+	if over.MaxStopContinuations != 0 {
+		base.MaxStopContinuations = over.MaxStopContinuations
 	}
 	if len(over.Providers) > 0 {
 		// A fresh map: writing into base.Providers would change the

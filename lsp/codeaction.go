@@ -56,7 +56,10 @@ func (s *Server) codeAction(_ context.Context, params json.RawMessage) (any, err
 			name = filepath.Base(path)
 		}
 	}
-	actions := []codeAction{}
+	actions := s.pendingActions()
+	if actions == nil {
+		actions = []codeAction{}
+	}
 	for _, d := range p.Context.Diagnostics {
 		msg := firstLine(d.Message, 80)
 		prompt := fmt.Sprintf("Fix this problem in %s at line %d: %s", name, d.Range.Start.Line+1, strings.TrimSpace(d.Message))

@@ -14,8 +14,8 @@ import (
 	"github.com/agentls/agentls/agent"
 	"github.com/agentls/agentls/agent/model"
 	"github.com/agentls/agentls/agent/store"
+	"github.com/agentls/agentls/config"
 	"github.com/agentls/agentls/lsp/overlay"
-	"github.com/agentls/agentls/permission"
 	"github.com/agentls/agentls/tools"
 )
 
@@ -49,6 +49,12 @@ func (s *Server) executeCommand(ctx context.Context, params json.RawMessage) (an
 			return nil, err
 		}
 		return s.ask(ctx, a)
+	case CommandApprove:
+		var a ApproveArgs
+		if err := oneArg(p.Arguments, &a); err != nil {
+			return nil, err
+		}
+		return s.approve(a)
 	case CommandRevertTurn:
 		var a RevertArgs
 		if len(p.Arguments) > 0 {
@@ -66,7 +72,7 @@ func (s *Server) executeCommand(ctx context.Context, params json.RawMessage) (an
 		}
 		return s.cancelTurn(a.TurnID)
 	}
-	return nil, jsonrpc2.Errorf(jsonrpc2.InvalidParams, "unknown command %q: agentls runs %s, %s and %s", p.Command, CommandAsk, CommandCancel, CommandRevertTurn)
+	return nil, jsonrpc2.Errorf(jsonrpc2.InvalidParams, "unknown command %q: agentls runs %s, %s, %s and %s", p.Command, CommandAsk, CommandCancel, CommandRevertTurn, CommandApprove)
 }
 
 func oneArg(args []json.RawMessage, v any) error {
@@ -183,6 +189,22 @@ func (s *Server) openHistoryLocked(ctx context.Context) (*agent.History, error) 
 // the model and mode from flags, editor options, environment and config.
 func (s *Server) ensureSession() (*agent.Session, error) {
 	s.mu.Lock()
+	sess, wantConf := s.session, s.caps.Workspace.Configuration
+	s.mu.Unlock()
+	if sess != nil {
+		return sess, nil
+	}
+	// Ask the client for its settings without holding s.mu: the reply is
+	// read by the loop that also delivers notifications, which take s.mu.
+	var clientConf config.Config
+	if wantConf {
+		c, err := s.fetchConfiguration()
+		if err != nil {
+			s.log.Warn("workspace/configuration failed; using initializationOptions only", "error", err)
+		}
+		clientConf = c
+	}
+	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.session != nil {
 		return s.session, nil
@@ -218,14 +240,14 @@ func (s *Server) ensureSession() (*agent.Session, error) {
 		// Edits still work; they cannot be reverted. Say so once.
 		s.log.Warn("edits will not be revertible", "error", err)
 	}
-	modeName := s.opts.ModeFlag
-	if modeName == "" {
-		modeName = s.editor.Permissions.Mode
+	set, err := s.settings(clientConf)
+	if err != nil {
+		return nil, err
 	}
-	if modeName == "" {
-		modeName = s.opts.Config.Permissions.Mode
+	for _, w := range set.Warnings {
+		s.showMessage(s.base, 2, "agentls: "+w)
 	}
-	mode, err := permission.ParseMode(modeName)
+	gate, err := s.newGate(set.Policy)
 	if err != nil {
 		return nil, err
 	}
@@ -240,16 +262,17 @@ func (s *Server) ensureSession() (*agent.Session, error) {
 	if err != nil {
 		return nil, err
 	}
-	maxSteps := s.editor.MaxSteps
-	if maxSteps == 0 {
-		maxSteps = s.opts.Config.MaxSteps
-	}
+	s.gate = gate
 	s.session = agent.NewSession(agent.NewSessionID(), agent.Config{
 		Provider: prov,
 		Tools:    reg,
-		Gate:     permission.NewGate(mode, editorAsker{s}, nil),
-		MaxSteps: maxSteps,
+		Gate:     gate,
+		MaxSteps: set.Config.MaxSteps,
 		Channel:  "editor",
+		Hooks:    set.Hooks,
+		HookDir:  s.firstRoot,
+
+		MaxStopContinuations: set.Config.MaxStopContinuations,
 	})
 	return s.session, nil
 }

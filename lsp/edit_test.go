@@ -66,7 +66,7 @@ func TestEditLandsInBufferKeepingUnsavedChange(t *testing.T) {
 		t.Errorf("disk changed while the file is open in the editor:\n%s", disk)
 	}
 	if len(asked) != 2 || asked[0].Message != "agentls wants to edit a.go (+1 −1)" ||
-		strings.Join(asked[0].Actions, ",") != "Allow,Deny,Show diff" {
+		strings.Join(asked[0].Actions, ",") != "Allow,Allow edits in the workspace root this session,Deny,Show diff" {
 		t.Errorf("asks = %+v", asked)
 	}
 	applied := ed.Applied()
@@ -335,5 +335,32 @@ func TestRevertTurnRestoresBufferAndDisk(t *testing.T) {
 	// Nothing left to revert.
 	if _, err := ed.ExecuteCommand(ctx, lsp.CommandRevertTurn, nil); err == nil || !strings.Contains(err.Error(), "no agent turn") {
 		t.Errorf("second revert: %v", err)
+	}
+}
+
+// Without window/showDocument, "Show diff" puts the diff into the repeated
+// question, so the person sees it in any client.
+func TestShowDiffWithoutShowDocument(t *testing.T) {
+	ctx := ctxT(t)
+	var msgs []string
+	ed, root := setup(t, map[string]string{"a.go": tabbed}, script(t, editScript), func(o *fake.Options) {
+		o.Capabilities = map[string]any{"window": map[string]any{"workDoneProgress": true}}
+		o.Answer = func(msg string, _ []string) string {
+			msgs = append(msgs, msg)
+			if len(msgs) == 1 {
+				return "Show diff"
+			}
+			return "Deny"
+		}
+	})
+	if err := ed.Open(ctx, filepath.Join(root, "a.go"), tabbed); err != nil {
+		t.Fatal(err)
+	}
+	res, _ := ed.Ask(ctx, lsp.AskArgs{Prompt: "x"})
+	if _, err := ed.WaitTurnEnd(ctx, res.TurnID); err != nil {
+		t.Fatal(err)
+	}
+	if len(msgs) != 2 || strings.Contains(msgs[0], "+\t\tprintln") || !strings.Contains(msgs[1], "+\t\tprintln(\"new\")") {
+		t.Errorf("questions = %q", msgs)
 	}
 }

@@ -70,7 +70,7 @@ func (s *Server) initialize(_ context.Context, params json.RawMessage) (any, err
 				"save":      map[string]any{"includeText": false},
 			},
 			"executeCommandProvider": map[string]any{
-				"commands": []string{CommandAsk, CommandCancel, CommandRevertTurn},
+				"commands": []string{CommandAsk, CommandCancel, CommandRevertTurn, CommandApprove},
 			},
 			"codeActionProvider": map[string]any{"codeActionKinds": []string{"quickfix", "refactor"}},
 			"workspace": map[string]any{

@@ -22,6 +22,7 @@ import (
 	"github.com/agentls/agentls/agent/store"
 	"github.com/agentls/agentls/config"
 	"github.com/agentls/agentls/lsp/overlay"
+	"github.com/agentls/agentls/permission"
 	"github.com/agentls/agentls/tools"
 )
 
@@ -51,6 +52,8 @@ type Options struct {
 	// DataDir holds the history database (agentls.db). Empty means no
 	// history: edits work but cannot be reverted.
 	DataDir string
+	// Yolo is --yolo: auto mode.
+	Yolo bool
 }
 
 type lifecycle int
@@ -82,6 +85,8 @@ type Server struct {
 	shellEnv *tools.ShellEnv
 	history  *agent.History
 	store    *store.Store
+	gate     *permission.Gate
+	pending  map[string]permission.Question
 	turns    map[string]*turnReporter // running turns by progress token
 	inflight map[string]context.CancelFunc
 }

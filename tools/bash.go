@@ -100,14 +100,17 @@ func (t *BashTool) Describe(_ context.Context, call Call) (permission.Request, e
 		where = "the workspace"
 	}
 	return permission.Request{
-		Tool:        "bash",
-		Capability:  "shell.exec",
-		Action:      permission.ActionExecute,
-		ReadOnly:    readOnly,
-		Paths:       []string{dir},
-		Blocked:     v.Blocked,
-		Fingerprint: v.Fingerprint,
-		Summary:     fmt.Sprintf("agentls wants to run `%s` in %s", abbreviateCommand(in.Command), where),
+		Tool:         "bash",
+		Capability:   "shell.exec",
+		Action:       permission.ActionExecute,
+		ReadOnly:     readOnly,
+		Paths:        []string{dir},
+		Blocked:      v.Blocked,
+		Fingerprint:  v.Fingerprint,
+		Command:      in.Command,
+		Argvs:        v.Commands,
+		Destinations: v.Destinations,
+		Summary:      fmt.Sprintf("agentls wants to run `%s` in %s", abbreviateCommand(in.Command), where),
 	}, nil
 }
 

@@ -20,8 +20,8 @@ type Restore struct {
 
 // Skipped is a file a revert leaves alone, with why, for the user.
 type Skipped struct {
-	Path   string
-	Reason string
+	Path   string `json:"path"`
+	Reason string `json:"reason"`
 }
 
 // PlanRevert decides, without I/O, what reverting changes (one turn's, in

@@ -151,6 +151,16 @@ func migrations() []string {
 		reason     TEXT NOT NULL
 	);
 	CREATE INDEX decisions_workspace ON decisions (workspace, id);`,
+		// 2: persistent "Always allow" grants.
+		`CREATE TABLE grants (
+		workspace  TEXT NOT NULL,
+		tool       TEXT NOT NULL,
+		capability TEXT NOT NULL,
+		action     TEXT NOT NULL,
+		scope      TEXT NOT NULL,
+		time_ns    INTEGER NOT NULL,
+		PRIMARY KEY (workspace, tool, capability, action, scope)
+	);`,
 	}
 }
 

@@ -24,7 +24,7 @@ func runCLI(t *testing.T, args ...string) (int, string, string) {
 }
 
 func TestRunDemoJSON(t *testing.T) {
-	code, out, stderr := runCLI(t, "run", "--workspace", "../../examples/demo", "--model", "replay:../../examples/demo/script.json", "--json", "what does Greet do?")
+	code, out, stderr := runCLI(t, "run", "--workspace", "../../examples/demo", "--model", "replay:../../examples/demo/script.json", "--on-ask", "deny", "--json", "what does Greet do?")
 	if code != 0 {
 		t.Fatalf("exit %d, stderr: %s", code, stderr)
 	}
@@ -55,7 +55,7 @@ func TestRunDemoJSON(t *testing.T) {
 }
 
 func TestRunPlainPrintsAnswer(t *testing.T) {
-	code, out, _ := runCLI(t, "run", "--workspace", "../../examples/demo", "--model", "replay:../../examples/demo/script.json", "what does Greet do?")
+	code, out, _ := runCLI(t, "run", "--workspace", "../../examples/demo", "--model", "replay:../../examples/demo/script.json", "--on-ask", "deny", "what does Greet do?")
 	if code != 0 || !strings.HasPrefix(out, "Greet in greet.go returns") {
 		t.Errorf("exit %d, stdout %q", code, out)
 	}
@@ -79,7 +79,10 @@ func TestRunExitCodes(t *testing.T) {
 		{"missing workspace", []string{"run", "--workspace", filepath.Join(dir, "nope"), "--model", "replay:" + exhausted, "hi"}, 2, "not a directory"},
 		{"bad mode", []string{"run", "--workspace", dir, "--model", "replay:" + exhausted, "--mode", "yolo", "hi"}, 2, "unknown permission mode"},
 		{"unknown flag", []string{"run", "--bogus", "hi"}, 2, "flag provided but not defined"},
-		{"provider error", []string{"run", "--workspace", dir, "--model", "replay:" + exhausted, "hi"}, 1, "replay script exhausted"},
+		{"provider error", []string{"run", "--workspace", dir, "--model", "replay:" + exhausted, "--on-ask", "deny", "hi"}, 1, "replay script exhausted"},
+		{"smart mode without a terminal", []string{"run", "--workspace", dir, "--model", "replay:" + exhausted, "hi"}, 2, "--mode auto"},
+		{"bad --on-ask", []string{"run", "--workspace", dir, "--model", "replay:" + exhausted, "--on-ask", "allow", "hi"}, 2, "only value is deny"},
+		{"--yolo with another mode", []string{"run", "--workspace", dir, "--model", "replay:" + exhausted, "--yolo", "--mode", "smart", "hi"}, 2, "conflicts"},
 		{"unknown command", []string{"frobnicate"}, 2, "unknown command"},
 	}
 	for _, tt := range tests {
@@ -102,5 +105,22 @@ func TestHelpAndVersion(t *testing.T) {
 	code, out, _ := runCLI(t, "version")
 	if code != 0 || !strings.HasPrefix(out, "agentls ") {
 		t.Errorf("version: %d %q", code, out)
+	}
+}
+
+// --on-ask deny: what would be asked is denied and reported; the file is
+// not written.
+func TestRunOnAskDeny(t *testing.T) {
+	ws := t.TempDir()
+	script := filepath.Join(t.TempDir(), "s.json")
+	if err := os.WriteFile(script, []byte(`{"turns":[{"tool_calls":[{"name":"write","input":{"file_path":"x.txt","content":"hi"}}]},{"text":"never"}]}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, out, _ := runCLI(t, "run", "--workspace", ws, "--model", "replay:"+script, "--on-ask", "deny", "--json", "write it")
+	if code != 0 || !strings.Contains(out, `"type":"permission"`) || !strings.Contains(out, `"decision":"deny"`) || !strings.Contains(out, `"reason":"denied"`) {
+		t.Errorf("exit %d, out:\n%s", code, out)
+	}
+	if _, err := os.Stat(filepath.Join(ws, "x.txt")); !os.IsNotExist(err) {
+		t.Errorf("denied write happened: %v", err)
 	}
 }

@@ -9,7 +9,7 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 
@@ -17,10 +17,8 @@ import (
 
 	"github.com/agentls/agentls/agent"
 	"github.com/agentls/agentls/agent/model"
-	"github.com/agentls/agentls/agent/store"
 	"github.com/agentls/agentls/config"
 	"github.com/agentls/agentls/permission"
-	"github.com/agentls/agentls/tools"
 )
 
 func cmdRun(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
@@ -32,7 +30,9 @@ func cmdRun(ctx context.Context, args []string, stdin io.Reader, stdout, stderr 
 	}
 	workspace := fs.String("workspace", ".", "workspace root")
 	modelFlag := fs.String("model", "", "model as provider:model, e.g. openai:gpt-4.1 or replay:script.json")
-	mode := fs.String("mode", "", "permission mode: smart (default) or auto")
+	mode := fs.String("mode", "", "permission mode: chat, approve, smart (default) or auto")
+	yolo := fs.Bool("yolo", false, "auto mode: run every call that is not hard-blocked without asking")
+	onAsk := fs.String("on-ask", "", "without a terminal: \"deny\" denies (and reports) what would be asked")
 	jsonOut := fs.Bool("json", false, "print one JSON event per line instead of the answer")
 	maxSteps := fs.Int("max-steps", 0, "maximum model calls in the turn (default 50)")
 	if err := fs.Parse(args); err != nil {
@@ -54,66 +54,61 @@ func cmdRun(ctx context.Context, args []string, stdin io.Reader, stdout, stderr 
 		fmt.Fprintln(stderr, "agentls run:", err)
 		return code
 	}
-	if fi, err := os.Stat(*workspace); err != nil || !fi.IsDir() {
-		return fail(2, fmt.Errorf("--workspace %s is not a directory", *workspace))
+	if *onAsk != "" && *onAsk != "deny" {
+		return fail(2, fmt.Errorf("--on-ask %q: the only value is deny", *onAsk))
 	}
-	dirs, err := config.UserDirs()
+	h, err := openHeadless(ctx, *workspace, config.Flags{Mode: *mode, Yolo: *yolo})
 	if err != nil {
+		var ue usageError
+		if errors.As(err, &ue) {
+			return fail(2, err)
+		}
 		return fail(1, err)
 	}
-	cfg, err := config.Load(dirs.File())
-	if err != nil {
-		return fail(1, err)
+	defer h.close()
+	for _, w := range h.set.Warnings {
+		fmt.Fprintln(stderr, "agentls run: warning:", w)
 	}
 	spec, _, err := model.Resolve(
 		model.Source{Name: "--model", Value: *modelFlag},
 		model.Source{Name: "the AGENTLS_MODEL environment variable", Value: os.Getenv("AGENTLS_MODEL")},
-		model.Source{Name: "\"model\" in " + dirs.File(), Value: cfg.Model},
+		model.Source{Name: "\"model\" in " + h.dirs.File(), Value: h.user.Model},
 	)
 	if err != nil {
 		return fail(2, err)
 	}
-	prov, err := model.New(spec, model.Options{Providers: cfg.Providers})
+	prov, err := model.New(spec, model.Options{Providers: h.set.Config.Providers})
 	if err != nil {
 		return fail(2, err)
-	}
-	modeName := *mode
-	if modeName == "" {
-		modeName = cfg.Permissions.Mode
-	}
-	pmode, err := permission.ParseMode(modeName)
-	if err != nil {
-		return fail(2, err)
-	}
-	ws, err := tools.NewWorkspace([]string{*workspace}, nil)
-	if err != nil {
-		return fail(2, err)
-	}
-	if st, err := store.Open(ctx, store.DefaultPath(dirs.Data)); err != nil {
-		fmt.Fprintf(stderr, "agentls run: edits will not be revertible: %v\n", err)
-	} else {
-		defer st.Close()
-		ws.SetRecorder(agent.NewHistory(st, ws))
-	}
-	shellEnv := tools.NewShellEnv(ws, filepath.Join(dirs.State, "outputs"))
-	defer shellEnv.Close()
-	reg, err := tools.NewRegistry(tools.DefaultTools(ws, shellEnv)...)
-	if err != nil {
-		return fail(1, err)
 	}
 	var asker permission.Asker
 	channel := "headless"
+	pmode := h.set.Policy.Mode
+	if pmode == "" {
+		pmode = permission.ModeSmart
+	}
 	if f, ok := stdin.(*os.File); ok && isTerminal(f) {
 		asker = &terminalAsker{in: bufio.NewReader(f), out: stderr}
 		channel = "terminal"
+	} else if (pmode == permission.ModeSmart || pmode == permission.ModeApprove) && *onAsk != "deny" {
+		return fail(2, fmt.Errorf("%s mode asks before edits and commands, and there is no terminal to ask on: "+
+			"use --mode auto (or --yolo) to let the agent act without asking, add allow rules to \"permissions.rules\" in %s, "+
+			"or pass --on-ask deny to deny and report whatever would be asked", pmode, h.dirs.File()))
+	}
+	gate, err := h.gate(asker, channel)
+	if err != nil {
+		return fail(2, err)
 	}
 	if *maxSteps == 0 {
-		*maxSteps = cfg.MaxSteps
+		*maxSteps = h.set.Config.MaxSteps
 	}
 	sess := agent.NewSession(agent.NewSessionID(), agent.Config{
-		Provider: prov, Tools: reg, MaxSteps: *maxSteps, Channel: channel,
-		Gate: permission.NewGate(pmode, asker, nil),
+		Provider: prov, Tools: h.reg, MaxSteps: *maxSteps, Channel: channel, Gate: gate,
+		Hooks: h.set.Hooks, HookDir: func() string { return h.ws.Roots()[0] },
+
+		MaxStopContinuations: h.set.Config.MaxStopContinuations,
 	})
+	defer sess.CloseHooks()
 	var outMu sync.Mutex
 	enc := json.NewEncoder(stdout)
 	emit := func(e agent.Event) {
@@ -143,7 +138,7 @@ func cmdRun(ctx context.Context, args []string, stdin io.Reader, stdout, stderr 
 	switch res.Reason {
 	case agent.ReasonCompleted, agent.ReasonDenied, agent.ReasonCancelled:
 		if res.Reason == agent.ReasonDenied && asker == nil && !*jsonOut {
-			fmt.Fprintln(stderr, "agentls run: a call needed permission and nobody could be asked; use --mode auto to let the agent act without asking")
+			fmt.Fprintln(stderr, "agentls run: a call needed permission and was denied (--on-ask deny); use --mode auto or allow rules to let the agent act")
 		}
 		return 0
 	}
@@ -161,15 +156,34 @@ type terminalAsker struct {
 	out io.Writer
 }
 
-// Ask implements permission.Asker: "y" allows, anything else denies.
+// Ask implements permission.Asker: the choices are numbered; a number or
+// "y" (the first choice, Allow) answers; anything else denies.
 func (a *terminalAsker) Ask(ctx context.Context, q permission.Question) (permission.Answer, error) {
-	fmt.Fprintf(a.out, "%s\nAllow? [y/N] ", q.Message)
-	line, err := a.in.ReadString('\n')
-	if err != nil {
-		return permission.AnswerDeny, fmt.Errorf("read answer: %w", err)
+	fmt.Fprintln(a.out, q.Message)
+	if q.Request.Diff != "" {
+		fmt.Fprintln(a.out, q.Request.Diff)
 	}
-	if ans := strings.ToLower(strings.TrimSpace(line)); ans == "y" || ans == "yes" {
+	for i, c := range q.Choices {
+		fmt.Fprintf(a.out, "  %d) %s\n", i+1, c.Title)
+	}
+	fmt.Fprint(a.out, "Answer [1-", len(q.Choices), ", y = Allow, anything else = Deny]: ")
+	line := make(chan string, 1)
+	go func() {
+		s, _ := a.in.ReadString('\n')
+		line <- s
+	}()
+	var ans string
+	select {
+	case ans = <-line:
+	case <-ctx.Done():
+		return "", ctx.Err()
+	}
+	ans = strings.ToLower(strings.TrimSpace(ans))
+	if ans == "y" || ans == "yes" {
 		return permission.AnswerAllow, nil
+	}
+	if n, err := strconv.Atoi(ans); err == nil && n >= 1 && n <= len(q.Choices) {
+		return q.Choices[n-1].Answer, nil
 	}
 	return permission.AnswerDeny, nil
 }
