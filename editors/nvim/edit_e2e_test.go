@@ -38,6 +38,9 @@ const (
 	editNew         = "    if name == \"\" {\n        return \"hello, stranger\"\n    }"
 	editAnswer      = "Empty names are now greeted as strangers."
 	editAsk         = "agentls wants to edit main.go (+1 −1)"
+	// editActions are the choices the gate offers for an edit in the root,
+	// then the "Show diff" the server adds for edits.
+	editActions = "Allow, Allow edits in the workspace root this session, Always allow, Deny, Show diff"
 )
 
 var (
@@ -118,7 +121,8 @@ func turnSummary(t *testing.T, rec *record) (types string, results, perms map[st
 }
 
 // checkAsk asserts the one permission ask: a Warning naming the edit and
-// its size, with Allow, Deny and Show diff.
+// its size, with the gate's choices (Allow, the session grant for the
+// folder, Always allow, Deny) and Show diff.
 func checkAsk(t *testing.T, rec *record) {
 	t.Helper()
 	if len(rec.Asks) != 1 {
@@ -130,8 +134,8 @@ func checkAsk(t *testing.T, rec *record) {
 	for _, x := range a.Actions {
 		titles = append(titles, x.Title)
 	}
-	if a.Type != 2 || a.Message != editAsk || strings.Join(titles, ", ") != "Allow, Deny, Show diff" {
-		t.Errorf("ask = type %d %q actions %q\nwant type 2 %q actions [Allow, Deny, Show diff]", a.Type, a.Message, titles, editAsk)
+	if a.Type != 2 || a.Message != editAsk || strings.Join(titles, ", ") != editActions {
+		t.Errorf("ask = type %d %q actions %q\nwant type 2 %q actions [%s]", a.Type, a.Message, titles, editAsk, editActions)
 	}
 }
 

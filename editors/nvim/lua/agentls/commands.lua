@@ -1,0 +1,25 @@
+-- The user commands; plugin/agentls.lua and setup() define them.
+local M = {}
+
+function M.define()
+  if M.defined then
+    return
+  end
+  M.defined = true
+  local create = vim.api.nvim_create_user_command
+  create('AgentAsk', function(o)
+    local range = o.range > 0 and { o.line1, o.line2 } or nil
+    require('agentls').ask(o.args, { range = range })
+  end, { nargs = '*', range = true, desc = 'agentls: ask the agent (a range adds the selection)' })
+  create('AgentCancel', function()
+    require('agentls').cancel()
+  end, { nargs = 0, desc = 'agentls: stop the running turn' })
+  create('AgentRevert', function(o)
+    require('agentls').revert(o.args, o.bang)
+  end, { nargs = '?', bang = true, desc = "agentls: restore the files of the last turn (! also files changed since)" })
+  create('AgentLog', function(o)
+    require('agentls').log(o.mods)
+  end, { nargs = 0, desc = 'agentls: show the transcript' })
+end
+
+return M

@@ -1,0 +1,76 @@
+-- :checkhealth agentls
+local M = {}
+
+local health = vim.health or require('health')
+local start = health.start or health.report_start
+local ok = health.ok or health.report_ok
+local warn = health.warn or health.report_warn
+local error_ = health.error or health.report_error
+local info = health.info or health.report_info
+
+function M.check()
+  start('agentls')
+  if vim.fn.has('nvim-0.7') == 1 then
+    ok('Neovim 0.7 or later')
+  else
+    error_('Neovim 0.7 or later is needed')
+    return
+  end
+
+  local agentls = require('agentls')
+  local cfg = agentls._config()
+  if not cfg then
+    warn("setup() has not been called: call require('agentls').setup({...}) in your config",
+      { 'The commands call it with the defaults on first use.' })
+  end
+  local cmd = (cfg and cfg.cmd) or { 'agentls', 'serve', '--stdio' }
+  if vim.fn.executable(cmd[1]) == 1 then
+    local out = vim.fn.system({ cmd[1], 'version' })
+    if vim.v.shell_error == 0 then
+      ok(string.format('%s: %s', vim.fn.exepath(cmd[1]), vim.trim(out)))
+    else
+      warn(string.format('%s version failed: %s', cmd[1], vim.trim(out)))
+    end
+  else
+    error_(string.format('%q is not executable', cmd[1]), {
+      'go install github.com/agentls/agentls/cmd/agentls@latest',
+      "or set cmd = { '/path/to/agentls', 'serve', '--stdio' } in setup()",
+    })
+  end
+
+  local model = cfg and cfg.model
+  if model then
+    ok('model (setup): ' .. model)
+  elseif vim.env.AGENTLS_MODEL and vim.env.AGENTLS_MODEL ~= '' then
+    ok('model ($AGENTLS_MODEL): ' .. vim.env.AGENTLS_MODEL)
+  else
+    local dir = vim.env.XDG_CONFIG_HOME
+    if not dir or dir == '' then
+      dir = vim.fn.expand('~/.config')
+    end
+    local file = dir .. '/agentls/config.json'
+    local f = io.open(file, 'r')
+    local text = f and f:read('*a') or ''
+    if f then
+      f:close()
+    end
+    if text:find('"model"', 1, true) then
+      ok('model: set in ' .. file)
+    else
+      warn('no model configured: asks will fail', {
+        "setup({ model = 'openai:gpt-4.1' }), $AGENTLS_MODEL, or \"model\" in " .. file,
+      })
+    end
+  end
+
+  local clients = agentls.clients()
+  if #clients == 0 then
+    info('no agentls client running (open a file of your project)')
+  end
+  for _, c in ipairs(clients) do
+    info(string.format('client %d on %s (%s), status: %s', c.id, c.root,
+      c.ready and 'initialized' or 'starting', agentls.status()))
+  end
+end
+
+return M

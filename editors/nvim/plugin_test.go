@@ -1,0 +1,679 @@
+//go:build unix
+
+package nvim_test
+
+// The Neovim plugin (editors/nvim: lua/agentls, plugin/agentls.lua) in a
+// real headless Neovim 0.7.2, loaded the way a person loads it: `nvim -u
+// test/plugin_init.lua`, a tiny init that adds editors/nvim to
+// 'runtimepath' and calls require('agentls').setup{}. The only stub is the
+// prompt UI (vim.ui.select); the commands are typed as Ex commands. Like
+// the other tests here, these fail (never skip) when nvim is missing.
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// pluginTimeout bounds one Neovim run; the Lua waits are shorter.
+const pluginTimeout = 60 * time.Second
+
+// pluginRecord is what the plugin_*.lua scenarios write (through
+// test/harness.lua's h.run). Buffer texts are lines joined by "\n" without
+// a final newline; disk texts are the file's bytes (nil: no file).
+type pluginRecord struct {
+	Error string   `json:"error"`
+	Steps []string `json:"steps"`
+
+	// plugin_edit.lua
+	Root         string         `json:"root"`
+	Attached     bool           `json:"attached"`
+	ServerPID    int            `json:"server_pid"`
+	TextBefore   string         `json:"text_before"`
+	StatusBefore string         `json:"status_before"`
+	StatusAsked  string         `json:"status_asked"`
+	StatusAfter  string         `json:"status_after"`
+	StatusEnd    string         `json:"status_end"`
+	TextAfter    string         `json:"text_after"`
+	ModAfter     bool           `json:"modified_after"`
+	DiskAfter    *string        `json:"disk_after"`
+	TextReverted string         `json:"text_reverted"`
+	ModReverted  bool           `json:"modified_reverted"`
+	DiskReverted *string        `json:"disk_reverted"`
+	Statuses     []string       `json:"statuses"`
+	Selects      []pluginSelect `json:"selects"`
+	LogName      string         `json:"log_name"`
+	Log          []string       `json:"log"`
+	WindowsAfter []struct {
+		Name string `json:"name"`
+		Text string `json:"text"`
+	} `json:"windows_after"`
+
+	// plugin_coroutine.lua
+	Yielded            bool   `json:"yielded"`
+	StatusWhileYielded string `json:"status_while_yielded"`
+	Result             *struct {
+		Title string `json:"title"`
+	} `json:"result"`
+
+	// plugin_help.lua
+	Health []string `json:"health"`
+	Help   []struct {
+		Tag   string `json:"tag"`
+		OK    bool   `json:"ok"`
+		Error string `json:"error"`
+		File  string `json:"file"`
+		Line  string `json:"line"`
+	} `json:"help"`
+}
+
+// pluginSelect is one call of the stubbed vim.ui.select.
+type pluginSelect struct {
+	Prompt string   `json:"prompt"`
+	Kind   string   `json:"kind"`
+	Titles []string `json:"titles"`
+	Answer string   `json:"answer"`
+	Status string   `json:"status"` // require('agentls').status() during the ask
+}
+
+// pluginRun is one headless Neovim run of a plugin scenario.
+type pluginRun struct {
+	t      *testing.T
+	dir    string // home, XDG dirs, result
+	root   string // the workspace, Neovim's working directory
+	env    map[string]string
+	rec    pluginRecord
+	output bytes.Buffer
+}
+
+func newPluginRun(t *testing.T, files map[string]string) *pluginRun {
+	t.Helper()
+	dir := t.TempDir()
+	r := &pluginRun{t: t, dir: dir, root: filepath.Join(dir, "workspace"), env: map[string]string{}}
+	for _, d := range []string{"workspace", "home", "config", "state", "data", "cache", "runtime"} {
+		if err := os.MkdirAll(filepath.Join(dir, d), 0o700); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for name, text := range files {
+		p := filepath.Join(r.root, name)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return r
+}
+
+func (r *pluginRun) path(elem ...string) string {
+	return filepath.Join(append([]string{r.dir}, elem...)...)
+}
+
+// replay writes a replay script and makes it the model.
+func (r *pluginRun) replay(script string) {
+	p := r.path("replay.json")
+	if err := os.WriteFile(p, []byte(script), 0o644); err != nil {
+		r.t.Fatal(err)
+	}
+	r.env["AGENTLS_E2E_MODEL"] = "replay:" + p
+}
+
+// nvim runs `nvim --headless -u test/plugin_init.lua -c 'luafile
+// test/<scenario>'` in the workspace and decodes the record. Any failure
+// prints the Lua error, the steps reached, Neovim's output and the logs.
+func (r *pluginRun) nvim(scenario string) *pluginRecord {
+	t := r.t
+	t.Helper()
+	nvim := nvimPath(t)
+	bin := binary(t)
+	abs := func(p string) string {
+		a, err := filepath.Abs(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return a
+	}
+	rtp := abs(".")
+	result := r.path("result.json")
+	env := map[string]string{
+		"HOME":               r.path("home"),
+		"XDG_CONFIG_HOME":    r.path("config"),
+		"XDG_STATE_HOME":     r.path("state"),
+		"XDG_DATA_HOME":      r.path("data"),
+		"XDG_CACHE_HOME":     r.path("cache"),
+		"XDG_RUNTIME_DIR":    r.path("runtime"),
+		"AGENTLS_MODEL":      "",
+		"AGENTLS_PLUGIN_RTP": rtp,
+		"AGENTLS_E2E_BIN":    bin,
+		"AGENTLS_E2E_ROOT":   r.root,
+		"AGENTLS_E2E_RESULT": result,
+	}
+	for k, v := range r.env {
+		env[k] = v
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), pluginTimeout)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, nvim, "--headless", "-u", abs(filepath.Join("test", "plugin_init.lua")),
+		"-i", "NONE", "-n", "-c", "luafile "+pluginEscape(abs(filepath.Join("test", scenario))))
+	cmd.Dir = r.root
+	cmd.Env = pluginEnv(os.Environ(), env)
+	cmd.Stdout = &r.output
+	cmd.Stderr = &r.output
+	cmd.WaitDelay = 5 * time.Second
+	start := time.Now()
+	runErr := cmd.Run()
+	t.Logf("nvim -u plugin_init.lua %s: %v", scenario, time.Since(start).Round(time.Millisecond))
+
+	data, readErr := os.ReadFile(result)
+	if readErr == nil {
+		if err := json.Unmarshal(data, &r.rec); err != nil {
+			r.fail("result %s is not a record: %v\n%s", result, err, data)
+		}
+	}
+	switch {
+	case ctx.Err() != nil:
+		r.fail("nvim did not finish within %v", pluginTimeout)
+	case r.rec.Error != "":
+		r.fail("Lua scenario failed: %s", r.rec.Error)
+	case runErr != nil:
+		r.fail("nvim: %v", runErr)
+	case readErr != nil:
+		r.fail("no result: %v", readErr)
+	}
+	return &r.rec
+}
+
+// fail stops the test with everything needed to see what went wrong.
+func (r *pluginRun) fail(format string, args ...any) {
+	r.t.Helper()
+	r.t.Fatal(r.report(format, args...))
+}
+
+func (r *pluginRun) report(format string, args ...any) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, format, args...)
+	fmt.Fprintf(&b, "\n--- steps:\n  %s", strings.Join(r.rec.Steps, "\n  "))
+	if len(r.rec.Log) > 0 {
+		fmt.Fprintf(&b, "\n--- transcript:\n  %s", strings.Join(r.rec.Log, "\n  "))
+	}
+	fmt.Fprintf(&b, "\n--- nvim output:\n%s", r.output.String())
+	if log, err := os.ReadFile(r.path("state", "agentls", "agentls.log")); err == nil {
+		fmt.Fprintf(&b, "\n--- agentls.log:\n%s", pluginTail(string(log), 6000))
+	}
+	if log, err := os.ReadFile(r.path("cache", "nvim", "lsp.log")); err == nil {
+		fmt.Fprintf(&b, "\n--- nvim lsp.log:\n%s", pluginTail(string(log), 4000))
+	}
+	return b.String()
+}
+
+// errorf records a failed check with the run's context, once.
+func (r *pluginRun) errorf(format string, args ...any) {
+	r.t.Helper()
+	r.t.Errorf(format, args...)
+}
+
+// done prints the context of any failed check and checks that the server
+// process did not outlive Neovim.
+func (r *pluginRun) done() {
+	r.t.Helper()
+	if pid := r.rec.ServerPID; pid > 0 {
+		if pluginAliveAfter(pid, 5*time.Second) {
+			r.t.Errorf("orphan: server pid %d still running 5s after nvim quit", pid)
+		}
+	}
+	if r.t.Failed() {
+		r.t.Log(r.report("context of the failures above:"))
+	}
+}
+
+func pluginAliveAfter(pid int, limit time.Duration) bool {
+	deadline := time.Now().Add(limit)
+	for {
+		alive := !errors.Is(syscall.Kill(pid, 0), syscall.ESRCH)
+		if stat, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid)); alive && err == nil {
+			if i := bytes.LastIndexByte(stat, ')'); i >= 0 && i+2 < len(stat) && (stat[i+2] == 'Z' || stat[i+2] == 'X') {
+				alive = false // a zombie whose reaper never waits
+			}
+		}
+		if !alive {
+			return false
+		}
+		if time.Now().After(deadline) {
+			return true
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+const (
+	pluginFile   = "hello world\nsecond line\n"
+	pluginEdited = "hello agentls\nsecond line\n"
+	pluginPrompt = "greet agentls"
+	pluginAsk    = "agentls wants to edit a.txt (+1 −1)"
+	pluginScript = `{"turns":[
+		{"text":"Looking at a.txt.","tool_calls":[{"name":"view","input":{"file_path":"a.txt"}}]},
+		{"text":"Changing the greeting.","tool_calls":[{"name":"edit","input":{"file_path":"a.txt","old_string":"hello world","new_string":"hello agentls"}}]},
+		{"text":"Done: a.txt greets agentls."}]}`
+)
+
+// The whole plugin in one session: :AgentAsk <prompt> → the agent views
+// and edits a.txt → the ask appears through vim.ui.select with the
+// server's titles and is answered Allow → the buffer changes and, as the
+// plugin declares saveDocument and the buffer was clean, so does the disk
+// → the statusline went working, waiting for you, idle → :AgentRevert
+// restores buffer and disk → :AgentLog shows the transcript: the prompt,
+// the tool calls by title, their results, the diff, the turn's end and the
+// revert.
+func TestNvimPluginAskEditRevertLog(t *testing.T) {
+	r := newPluginRun(t, map[string]string{"a.txt": pluginFile})
+	r.replay(pluginScript)
+	r.env["AGENTLS_PLUGIN_ANSWERS"] = "Allow"
+	r.env["AGENTLS_PLUGIN_REVERT"] = "1"
+	r.env["AGENTLS_E2E_FILE"] = "a.txt"
+	r.env["AGENTLS_E2E_PROMPT"] = pluginPrompt
+	rec := r.nvim("plugin_edit.lua")
+	defer r.done()
+
+	original := strings.TrimSuffix(pluginFile, "\n")
+	if !rec.Attached || rec.Root != r.root {
+		r.errorf("a.txt attached=%v to a client on root %q, want attached on %q", rec.Attached, rec.Root, r.root)
+	}
+	if rec.TextBefore != original {
+		r.errorf("buffer before the ask = %q, want %q", rec.TextBefore, original)
+	}
+
+	// The ask, through the plugin's UI.
+	if len(rec.Selects) != 1 {
+		r.errorf("vim.ui.select called %d times, want once: %+v", len(rec.Selects), rec.Selects)
+	} else {
+		s := rec.Selects[0]
+		// The server may add titles (Allow … this session); these three stay.
+		if !pluginInOrder(s.Titles, "Allow", "Deny", "Show diff") {
+			r.errorf("vim.ui.select items = %q, want the server's actions Allow, Deny, Show diff", s.Titles)
+		}
+		if !strings.Contains(s.Prompt, pluginAsk) {
+			r.errorf("vim.ui.select prompt = %q, want it to contain %q", s.Prompt, pluginAsk)
+		}
+		if s.Status != "waiting for you" {
+			r.errorf("status() during the ask = %q, want %q", s.Status, "waiting for you")
+		}
+	}
+
+	// The edit landed in the buffer and, saved by the plugin, on disk.
+	if want := strings.TrimSuffix(pluginEdited, "\n"); rec.TextAfter != want {
+		r.errorf("buffer after the turn = %q, want %q", rec.TextAfter, want)
+	}
+	if rec.ModAfter {
+		r.errorf("buffer still modified after the turn: agentls/saveDocument did not write it")
+	}
+	if rec.DiskAfter == nil || *rec.DiskAfter != pluginEdited {
+		r.errorf("a.txt on disk after the turn = %s, want %q", quoteOrNil(rec.DiskAfter), pluginEdited)
+	}
+
+	// The statusline.
+	if rec.StatusBefore != "idle" || rec.StatusAsked != "working" || rec.StatusAfter != "idle" || rec.StatusEnd != "idle" {
+		r.errorf("status() before ask / right after :AgentAsk / after the turn / after stop = %q / %q / %q / %q, want idle / working / idle / idle",
+			rec.StatusBefore, rec.StatusAsked, rec.StatusAfter, rec.StatusEnd)
+	}
+	if !pluginInOrder(rec.Statuses, "working", "waiting for you", "working", "idle") ||
+		len(rec.Statuses) == 0 || rec.Statuses[len(rec.Statuses)-1] != "idle" {
+		r.errorf("User AgentlsStatus saw %q; want working … waiting for you … working … idle, ending idle", rec.Statuses)
+	}
+
+	// :AgentRevert.
+	if rec.TextReverted != original {
+		r.errorf("buffer after :AgentRevert = %q, want the original %q", rec.TextReverted, original)
+	}
+	if rec.DiskReverted == nil || *rec.DiskReverted != pluginFile {
+		r.errorf("a.txt on disk after :AgentRevert = %s, want the original %q", quoteOrNil(rec.DiskReverted), pluginFile)
+	}
+	if rec.ModReverted {
+		r.errorf("buffer modified after :AgentRevert, want it saved like the disk")
+	}
+
+	// :AgentLog.
+	if rec.LogName != "agentls://log" {
+		r.errorf(":AgentLog opened buffer %q, want agentls://log", rec.LogName)
+	}
+	checkTranscript(r, rec.Log, []string{
+		"= you: " + pluginPrompt + "  [a.txt]",
+		"^── turn ",
+		"= agent: Looking at a.txt.",
+		"= → view a.txt",
+		"^← view a.txt: ok",
+		"= agent: Changing the greeting.",
+		"= → edit a.txt",
+		"^  allowed edit a.txt (user",
+		"^← edit a.txt: ok",
+		"=     -hello world",
+		"=     +hello agentls",
+		"= agent: Done: a.txt greets agentls.",
+		"$ ended: completed ──",
+		"$: a.txt",
+	})
+}
+
+// "Show diff" then "Deny", answered asynchronously (50 ms later from a
+// timer, like telescope or dressing): the plugin waits for the picker, the
+// diff opens in a window (the plugin's window/showDocument on 0.7), the
+// question comes again, and the deny leaves buffer and disk alone.
+func TestNvimPluginShowDiffThenDeny(t *testing.T) {
+	r := newPluginRun(t, map[string]string{"a.txt": pluginFile})
+	r.replay(pluginScript)
+	r.env["AGENTLS_PLUGIN_ANSWERS"] = "Show diff,Deny"
+	r.env["AGENTLS_PLUGIN_ASYNC_SELECT"] = "1"
+	r.env["AGENTLS_E2E_FILE"] = "a.txt"
+	r.env["AGENTLS_E2E_PROMPT"] = pluginPrompt
+	rec := r.nvim("plugin_edit.lua")
+	defer r.done()
+
+	if len(rec.Selects) != 2 {
+		r.errorf("vim.ui.select called %d times, want twice (Show diff, then Deny): %+v", len(rec.Selects), rec.Selects)
+	}
+	for i, s := range rec.Selects {
+		if !pluginInOrder(s.Titles, "Allow", "Deny", "Show diff") || !strings.Contains(s.Prompt, pluginAsk) || s.Status != "waiting for you" {
+			r.errorf("ask %d = %+v, want prompt %q, titles [Allow, Deny, Show diff], status waiting for you", i+1, s, pluginAsk)
+		}
+	}
+	diff := ""
+	for _, w := range rec.WindowsAfter {
+		if strings.HasSuffix(w.Name, ".diff") {
+			diff = w.Text
+		}
+	}
+	if !strings.Contains(diff, "\n-hello world\n+hello agentls") {
+		r.errorf("no window shows the diff after Show diff; windows: %+v", rec.WindowsAfter)
+	}
+	original := strings.TrimSuffix(pluginFile, "\n")
+	if rec.TextAfter != original || rec.ModAfter {
+		r.errorf("buffer after Deny = %q (modified %v), want the original, unmodified", rec.TextAfter, rec.ModAfter)
+	}
+	if rec.DiskAfter == nil || *rec.DiskAfter != pluginFile {
+		r.errorf("a.txt on disk after Deny = %s, want the original", quoteOrNil(rec.DiskAfter))
+	}
+	if rec.StatusAfter != "idle" {
+		r.errorf("status() after the turn = %q, want idle", rec.StatusAfter)
+	}
+	checkTranscript(r, rec.Log, []string{
+		"= → view a.txt",
+		"= → edit a.txt",
+		"^  denied edit a.txt",
+		"$ ended: denied ──",
+	})
+}
+
+// The asks' other path, for Neovim 0.10+, exercised on 0.7: there the RPC
+// layer calls server-request handlers inside a coroutine and sends what the
+// coroutine returns, so the plugin's handler must yield until an
+// asynchronous vim.ui.select answers, and return the chosen title (here one
+// of the longer titles the server will offer, picked 50 ms later).
+func TestNvimPluginAskInCoroutine(t *testing.T) {
+	r := newPluginRun(t, map[string]string{"a.txt": pluginFile})
+	r.replay(pluginScript)
+	const title = `Allow "go test" this session`
+	r.env["AGENTLS_PLUGIN_ANSWERS"] = title
+	r.env["AGENTLS_PLUGIN_ASYNC_SELECT"] = "1"
+	r.env["AGENTLS_E2E_FILE"] = "a.txt"
+	rec := r.nvim("plugin_coroutine.lua")
+	defer r.done()
+	if !rec.Yielded || rec.StatusWhileYielded != "waiting for you" {
+		r.errorf("handler in a coroutine: yielded=%v, status while waiting %q; want it to yield while the picker is open, status waiting for you",
+			rec.Yielded, rec.StatusWhileYielded)
+	}
+	if rec.Result == nil || rec.Result.Title != title {
+		r.errorf("handler returned %+v, want {title = %q}", rec.Result, title)
+	}
+	if len(rec.Selects) != 1 || strings.Join(rec.Selects[0].Titles, "|") != `Allow|Deny|`+title {
+		r.errorf("vim.ui.select calls %+v, want one with the three titles", rec.Selects)
+	}
+	if rec.StatusAfter != "idle" {
+		r.errorf("status() after the answer = %q, want idle", rec.StatusAfter)
+	}
+}
+
+// recordingModel is an OpenAI-compatible chat endpoint that answers every
+// request with the text "ok" and keeps the last user message of each.
+type recordingModel struct {
+	mu    sync.Mutex
+	users []string
+}
+
+func (m *recordingModel) ServeHTTP(w http.ResponseWriter, req *http.Request) {
+	var body struct {
+		Messages []struct {
+			Role    string          `json:"role"`
+			Content json.RawMessage `json:"content"`
+		} `json:"messages"`
+	}
+	data, _ := io.ReadAll(req.Body)
+	if err := json.Unmarshal(data, &body); err != nil {
+		http.Error(w, err.Error(), http.StatusBadRequest)
+		return
+	}
+	last := ""
+	for _, msg := range body.Messages {
+		if msg.Role != "user" {
+			continue
+		}
+		var s string
+		if json.Unmarshal(msg.Content, &s) != nil {
+			var parts []struct {
+				Text string `json:"text"`
+			}
+			json.Unmarshal(msg.Content, &parts)
+			for _, p := range parts {
+				s += p.Text
+			}
+		}
+		last = s
+	}
+	m.mu.Lock()
+	m.users = append(m.users, last)
+	m.mu.Unlock()
+	w.Header().Set("Content-Type", "text/event-stream")
+	bw := bufio.NewWriter(w)
+	for _, ev := range []string{
+		`{"id":"c1","object":"chat.completion.chunk","created":1,"model":"m","choices":[{"index":0,"delta":{"role":"assistant","content":"ok"},"finish_reason":null}]}`,
+		`{"id":"c1","object":"chat.completion.chunk","created":1,"model":"m","choices":[{"index":0,"delta":{},"finish_reason":"stop"}]}`,
+		`[DONE]`,
+	} {
+		fmt.Fprintf(bw, "data: %s\n\n", ev)
+	}
+	bw.Flush()
+}
+
+// :'<,'>AgentAsk passes the buffer's uri and the selection's range: a
+// charwise selection exactly (UTF-16 columns across é, ö and an emoji), a
+// linewise one as whole lines, a typed range as its lines; :AgentAsk
+// without a range passes the file only. What the agent was told is read
+// at the model endpoint.
+func TestNvimPluginAskSelection(t *testing.T) {
+	r := newPluginRun(t, map[string]string{"a.txt": "first line\nhéllo wörld 😀 end\nthird line\n"})
+	model := &recordingModel{}
+	srv := httptest.NewServer(model)
+	t.Cleanup(srv.Close)
+	cfg := fmt.Sprintf(`{"providers":{"rec":{"base_url":%q}}}`, srv.URL+"/v1")
+	if err := os.MkdirAll(r.path("config", "agentls"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(r.path("config", "agentls", "config.json"), []byte(cfg), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	r.env["AGENTLS_E2E_MODEL"] = "rec:m"
+	r.env["AGENTLS_E2E_FILE"] = "a.txt"
+	rec := r.nvim("plugin_select.lua")
+	defer r.done()
+
+	want := []string{
+		"explain the word\n\nThe user is in a.txt with lines 2-2 selected:\n```\nwörld 😀\n```",
+		"explain these lines\n\nThe user is in a.txt with lines 1-2 selected:\n```\nfirst line\nhéllo wörld 😀 end\n```",
+		"explain line three\n\nThe user is in a.txt with lines 3-3 selected:\n```\nthird line\n```",
+		"explain the file\n\nThe user is in a.txt.",
+	}
+	model.mu.Lock()
+	got := append([]string(nil), model.users...)
+	model.mu.Unlock()
+	if len(got) != len(want) {
+		r.errorf("the model got %d requests, want %d:\n%q", len(got), len(want), got)
+	}
+	for i := range want {
+		if i < len(got) && got[i] != want[i] {
+			r.errorf("ask %d: the agent was told\n%s\nwant\n%s", i+1, got[i], want[i])
+		}
+	}
+	checkTranscript(r, rec.Log, []string{
+		"= you: explain the word  [a.txt:2-2]",
+		"= you: explain these lines  [a.txt:1-2]",
+		"= you: explain line three  [a.txt:3-3]",
+		"= you: explain the file  [a.txt]",
+	})
+}
+
+// :help agentls works after :helptags: the header is tags-able and every
+// command and function has a tag. :checkhealth agentls finds the server and
+// the model.
+func TestNvimPluginHelp(t *testing.T) {
+	r := newPluginRun(t, nil)
+	src, err := os.ReadFile(filepath.Join("doc", "agentls.txt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc := r.path("rtp", "doc")
+	if err := os.MkdirAll(doc, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(doc, "agentls.txt"), src, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	tags := []string{"agentls", "agentls.txt", "agentls-setup", ":AgentAsk", ":AgentCancel", ":AgentRevert",
+		":AgentLog", "agentls.status()", "agentls-asks", "agentls-saving"}
+	r.env["AGENTLS_PLUGIN_DOC"] = doc
+	r.env["AGENTLS_PLUGIN_TAGS"] = strings.Join(tags, ",")
+	r.env["AGENTLS_E2E_MODEL"] = "replay:none.json"
+	rec := r.nvim("plugin_help.lua")
+	defer r.done()
+	if len(rec.Help) != len(tags) {
+		r.fail("recorded %d :help results, want %d", len(rec.Help), len(tags))
+	}
+	for _, h := range rec.Help {
+		if !h.OK || h.File != "agentls.txt" || !strings.Contains(h.Line, "*"+h.Tag+"*") {
+			r.errorf(":help %s → ok=%v %s, file %q, line %q; want agentls.txt at the line with *%s*", h.Tag, h.OK, h.Error, h.File, h.Line, h.Tag)
+		}
+	}
+	health := strings.Join(rec.Health, "\n")
+	for _, want := range []string{"OK: Neovim 0.7 or later", "agentls 0.", "OK: model (setup): replay:none.json"} {
+		if !strings.Contains(health, want) {
+			r.errorf(":checkhealth agentls lacks %q:\n%s", want, health)
+		}
+	}
+	if strings.Contains(health, "ERROR") {
+		r.errorf(":checkhealth agentls reports an error:\n%s", health)
+	}
+	if first := strings.SplitN(string(src), "\n", 2)[0]; !strings.HasPrefix(first, "*agentls.txt*") {
+		r.errorf("doc/agentls.txt starts %q, want the tags-able header *agentls.txt*", first)
+	}
+}
+
+// checkTranscript checks that lines holds, in order, a line matching each
+// pattern: "= text" (equal), "^text" (prefix), "$text" (suffix).
+func checkTranscript(r *pluginRun, lines, patterns []string) {
+	r.t.Helper()
+	i := 0
+	for _, p := range patterns {
+		found := false
+		for ; i < len(lines); i++ {
+			if transcriptMatch(lines[i], p) {
+				found, i = true, i+1
+				break
+			}
+		}
+		if !found {
+			r.errorf("transcript lacks (in order) a line %q:\n  %s", p, strings.Join(lines, "\n  "))
+			return
+		}
+	}
+}
+
+func transcriptMatch(line, p string) bool {
+	switch {
+	case strings.HasPrefix(p, "= "):
+		return line == p[2:]
+	case strings.HasPrefix(p, "^"):
+		return strings.HasPrefix(line, p[1:])
+	case strings.HasPrefix(p, "$"):
+		return strings.HasSuffix(line, p[1:])
+	}
+	return false
+}
+
+// pluginInOrder reports whether list holds want as a subsequence.
+func pluginInOrder(list []string, want ...string) bool {
+	i := 0
+	for _, s := range list {
+		if i < len(want) && s == want[i] {
+			i++
+		}
+	}
+	return i == len(want)
+}
+
+func quoteOrNil(s *string) string {
+	if s == nil {
+		return "<no file>"
+	}
+	return fmt.Sprintf("%q", *s)
+}
+
+// pluginEnv overrides (or adds) variables of base.
+func pluginEnv(base []string, set map[string]string) []string {
+	var out []string
+	for _, kv := range base {
+		if k, _, _ := strings.Cut(kv, "="); !hasKey(set, k) {
+			out = append(out, kv)
+		}
+	}
+	for k, v := range set {
+		out = append(out, k+"="+v)
+	}
+	return out
+}
+
+func hasKey(m map[string]string, k string) bool {
+	_, ok := m[k]
+	return ok
+}
+
+// pluginEscape escapes a file name for an Ex command argument.
+func pluginEscape(s string) string {
+	var b strings.Builder
+	for _, c := range s {
+		if strings.ContainsRune(" \t\n*?[{`$\\%#'\"|!<", c) {
+			b.WriteByte('\\')
+		}
+		b.WriteRune(c)
+	}
+	return b.String()
+}
+
+func pluginTail(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return "…" + s[len(s)-n:]
+}
