@@ -1,0 +1,279 @@
+package client
+
+import (
+	"encoding/json"
+	"fmt"
+	"path/filepath"
+	"sort"
+	"strings"
+	"time"
+)
+
+// ServerConfig describes one language server: how to run it and which
+// files it serves. It is the value of one entry under the `lsp` config key.
+type ServerConfig struct {
+	// Name is the server's key under `lsp`; NewManager fills it in.
+	Name string `json:"-"`
+	// Command is the program and its arguments. The config file may give
+	// a single string for a program without arguments.
+	Command []string `json:"command,omitempty"`
+	// Filetypes are file extensions ("go", ".py"), file names ("go.mod")
+	// or LSP language IDs ("typescriptreact"); empty means every file.
+	Filetypes []string `json:"filetypes,omitempty"`
+	// RootMarkers name files or folders that mark a project root, most
+	// important first ("go.work" before "go.mod"); the nearest folder
+	// holding the first marker found becomes the server's root.
+	RootMarkers []string `json:"root_markers,omitempty"`
+	// InitOptions is sent as initializationOptions.
+	InitOptions any `json:"init_options,omitempty"`
+	// Settings answers workspace/configuration, by section path.
+	Settings any `json:"settings,omitempty"`
+	// Env is added to agentls's environment for the server process.
+	Env map[string]string `json:"env,omitempty"`
+	// Disabled turns the server off (also a built-in one).
+	Disabled bool `json:"disabled,omitempty"`
+}
+
+// UnmarshalJSON accepts "command" as a string or a list of strings.
+func (s *ServerConfig) UnmarshalJSON(data []byte) error {
+	type plain ServerConfig
+	var aux struct {
+		plain
+		Command json.RawMessage `json:"command,omitempty"`
+	}
+	if err := json.Unmarshal(data, &aux); err != nil {
+		return err
+	}
+	*s = ServerConfig(aux.plain)
+	if len(aux.Command) == 0 || string(aux.Command) == "null" {
+		return nil
+	}
+	var one string
+	if json.Unmarshal(aux.Command, &one) == nil {
+		s.Command = strings.Fields(one)
+		return nil
+	}
+	if err := json.Unmarshal(aux.Command, &s.Command); err != nil {
+		return fmt.Errorf(`"command" must be a string or a list of strings, e.g. ["gopls", "serve"]: %w`, err)
+	}
+	return nil
+}
+
+// Config is the `lsp` and `auto_lsp` configuration.
+type Config struct {
+	// Servers are the user's entries, by name. An entry named like a
+	// built-in one overrides the fields it sets.
+	Servers map[string]ServerConfig
+	// AutoLSP adds the built-in servers whose program is on PATH; nil
+	// means true.
+	AutoLSP *bool
+	// RequestTimeout bounds one request; zero means 10 s.
+	RequestTimeout time.Duration
+	// StartTimeout bounds starting and initializing a server; zero means
+	// 30 s.
+	StartTimeout time.Duration
+	// IdleClose closes documents the agent opened once unused this long;
+	// zero means 2 minutes. Documents open in the editor stay open.
+	IdleClose time.Duration
+}
+
+// Builtins returns the servers agentls knows, used when auto_lsp is on and
+// their program is on PATH.
+func Builtins() map[string]ServerConfig {
+	return map[string]ServerConfig{
+		"gopls": {
+			Name:        "gopls",
+			Command:     []string{"gopls"},
+			Filetypes:   []string{"go", "go.mod", "go.sum", "go.work"},
+			RootMarkers: []string{"go.work", "go.mod", ".git"},
+		},
+		"pyright": {
+			Name:        "pyright",
+			Command:     []string{"pyright-langserver", "--stdio"},
+			Filetypes:   []string{"py", "pyi"},
+			RootMarkers: []string{"pyrightconfig.json", "pyproject.toml", "setup.py", "setup.cfg", "requirements.txt", ".git"},
+		},
+		"typescript-language-server": {
+			Name:        "typescript-language-server",
+			Command:     []string{"typescript-language-server", "--stdio"},
+			Filetypes:   []string{"ts", "tsx", "js", "jsx", "mjs", "cjs", "mts", "cts"},
+			RootMarkers: []string{"tsconfig.json", "jsconfig.json", "package.json", ".git"},
+		},
+		"clangd": {
+			Name:        "clangd",
+			Command:     []string{"clangd"},
+			Filetypes:   []string{"c", "h", "cc", "cpp", "cxx", "c++", "hh", "hpp", "hxx", "h++", "m", "mm"},
+			RootMarkers: []string{"compile_commands.json", "compile_flags.txt", ".clangd", ".git"},
+		},
+		"rust-analyzer": {
+			Name:        "rust-analyzer",
+			Command:     []string{"rust-analyzer"},
+			Filetypes:   []string{"rs"},
+			RootMarkers: []string{"Cargo.toml", "rust-project.json", ".git"},
+		},
+	}
+}
+
+// installHint says how to install a well-known server program.
+func installHint(program string) string {
+	switch filepath.Base(program) {
+	case "gopls":
+		return "go install golang.org/x/tools/gopls@latest"
+	case "pyright-langserver", "pyright":
+		return "npm i -g pyright"
+	case "typescript-language-server":
+		return "npm i -g typescript-language-server typescript"
+	case "clangd":
+		return "apt-get install clangd"
+	case "rust-analyzer":
+		return "rustup component add rust-analyzer"
+	}
+	return ""
+}
+
+// resolveServers merges the user's entries over the built-ins and drops
+// the disabled ones, in a fixed order: the user's own servers first (by
+// name), then the built-ins (by name). user reports whether the entry came
+// from the config (it is then used even when auto_lsp is off).
+func resolveServers(cfg Config) []serverEntry {
+	auto := cfg.AutoLSP == nil || *cfg.AutoLSP
+	builtins := Builtins()
+	var out []serverEntry
+	for name, sc := range cfg.Servers {
+		sc.Name = name
+		b, known := builtins[name]
+		if known {
+			sc = overlayConfig(b, sc)
+		}
+		if sc.Disabled || len(sc.Command) == 0 {
+			continue
+		}
+		out = append(out, serverEntry{cfg: sc, user: true, builtin: known})
+	}
+	if auto {
+		for name, b := range builtins {
+			if _, set := cfg.Servers[name]; set {
+				continue
+			}
+			out = append(out, serverEntry{cfg: b, builtin: true})
+		}
+	}
+	sort.Slice(out, func(i, j int) bool {
+		if out[i].user != out[j].user {
+			return out[i].user
+		}
+		return out[i].cfg.Name < out[j].cfg.Name
+	})
+	return out
+}
+
+// serverEntry is one usable server configuration.
+type serverEntry struct {
+	cfg     ServerConfig
+	user    bool // from the user's config
+	builtin bool // a known server (maybe with user overrides)
+}
+
+// overlayConfig returns base with the fields set in over replacing it.
+func overlayConfig(base, over ServerConfig) ServerConfig {
+	out := base
+	out.Name = over.Name
+	if len(over.Command) > 0 {
+		out.Command = over.Command
+	}
+	if len(over.Filetypes) > 0 {
+		out.Filetypes = over.Filetypes
+	}
+	if len(over.RootMarkers) > 0 {
+		out.RootMarkers = over.RootMarkers
+	}
+	if over.InitOptions != nil {
+		out.InitOptions = over.InitOptions
+	}
+	if over.Settings != nil {
+		out.Settings = over.Settings
+	}
+	if over.Env != nil {
+		out.Env = over.Env
+	}
+	out.Disabled = over.Disabled
+	return out
+}
+
+// handles reports whether a server with these filetypes serves path.
+func handles(filetypes []string, path string) bool {
+	if len(filetypes) == 0 {
+		return true
+	}
+	base := strings.ToLower(filepath.Base(path))
+	lang := languageID(path)
+	for _, ft := range filetypes {
+		ft = strings.ToLower(strings.TrimPrefix(ft, "."))
+		if ft == "" {
+			continue
+		}
+		if base == ft || strings.HasSuffix(base, "."+ft) || lang == ft {
+			return true
+		}
+	}
+	return false
+}
+
+// languageID is the LSP language identifier for a file, from its name.
+func languageID(path string) string {
+	base := strings.ToLower(filepath.Base(path))
+	switch base {
+	case "go.mod":
+		return "go.mod"
+	case "go.sum":
+		return "go.sum"
+	case "go.work":
+		return "go.work"
+	case "makefile", "gnumakefile":
+		return "makefile"
+	case "dockerfile":
+		return "dockerfile"
+	}
+	ext := strings.TrimPrefix(filepath.Ext(base), ".")
+	switch ext {
+	case "go":
+		return "go"
+	case "py", "pyi":
+		return "python"
+	case "ts", "mts", "cts":
+		return "typescript"
+	case "tsx":
+		return "typescriptreact"
+	case "js", "mjs", "cjs":
+		return "javascript"
+	case "jsx":
+		return "javascriptreact"
+	case "c", "h":
+		return "c"
+	case "cc", "cpp", "cxx", "c++", "hh", "hpp", "hxx", "h++":
+		return "cpp"
+	case "m":
+		return "objective-c"
+	case "mm":
+		return "objective-cpp"
+	case "rs":
+		return "rust"
+	case "java":
+		return "java"
+	case "rb":
+		return "ruby"
+	case "sh", "bash":
+		return "shellscript"
+	case "md":
+		return "markdown"
+	case "yml", "yaml":
+		return "yaml"
+	case "json":
+		return "json"
+	case "lua":
+		return "lua"
+	case "zig":
+		return "zig"
+	}
+	return ext
+}

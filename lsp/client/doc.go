@@ -1,0 +1,15 @@
+// Package client runs real language servers (gopls, pyright, clangd,
+// typescript-language-server, rust-analyzer, …) on behalf of agentls's
+// lsp_* tools, and keeps them seeing the same text the agent sees.
+//
+// A Manager starts one server process per (project root, server) lazily,
+// the first time a file of its type is used, restarts it after a crash
+// (a bounded number of times) and shuts everything down at exit. A Client
+// is one such server; its methods take and return 1-based lines and
+// columns counted in Unicode code points, and convert to and from the
+// position encoding the server negotiated (UTF-16 unless it picked UTF-8
+// or UTF-32) against the exact text the server was sent.
+//
+// The package is the client side only: it must not import the
+// editor-facing server (package lsp) or the agent.
+package client

@@ -1,0 +1,151 @@
+package client
+
+import (
+	"bufio"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// fakeEnv selects the fake server mode when the test binary is re-run as
+// a language server.
+const fakeEnv = "AGENTLS_FAKE_LSP"
+
+func TestMain(m *testing.M) {
+	if mode, ok := os.LookupEnv(fakeEnv); ok {
+		os.Exit(runFakeServer(mode, os.Getenv("AGENTLS_FAKE_LOG")))
+	}
+	// Real servers installed with `go install` live in GOPATH/bin.
+	if home, err := os.UserHomeDir(); err == nil {
+		os.Setenv("PATH", os.Getenv("PATH")+string(os.PathListSeparator)+filepath.Join(home, "go", "bin"))
+	}
+	os.Exit(m.Run())
+}
+
+// runFakeServer is a tiny language server on stdin/stdout, driven by a
+// comma-separated mode:
+//
+//	enc=X      answer positionEncoding X
+//	offset=X   answer clangd's top-level offsetEncoding X instead
+//	silent     never answer requests other than initialize and shutdown
+//	echo       definition answers the requested position, one character wide
+//	garbage    print non-LSP text to stdout before answering initialize
+//	config     ask workspace/configuration after initialized
+//	register   register a didChangeWatchedFiles watcher for **/*.txt
+//	die        print a fatal error to stderr and exit when asked to initialize
+//
+// Every message received is appended, raw, to the log file (one per line).
+func runFakeServer(mode, logPath string) int {
+	flags := map[string]string{}
+	for _, f := range strings.Split(mode, ",") {
+		k, v, _ := strings.Cut(f, "=")
+		flags[k] = v
+	}
+	var logf io.Writer = io.Discard
+	if logPath != "" {
+		f, err := os.OpenFile(logPath, os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o644)
+		if err != nil {
+			return 2
+		}
+		defer f.Close()
+		logf = f
+	}
+	in := bufio.NewReader(os.Stdin)
+	out := bufio.NewWriter(os.Stdout)
+	send := func(v any) {
+		b, _ := json.Marshal(v)
+		fmt.Fprintf(out, "Content-Length: %d\r\n\r\n%s", len(b), b)
+		out.Flush()
+	}
+	reply := func(id json.RawMessage, result any) {
+		send(map[string]any{"jsonrpc": "2.0", "id": id, "result": result})
+	}
+	for {
+		n := -1
+		for {
+			line, err := in.ReadString('\n')
+			if err != nil {
+				return 0
+			}
+			line = strings.TrimSpace(line)
+			if line == "" {
+				break
+			}
+			if v, ok := strings.CutPrefix(line, "Content-Length:"); ok {
+				n, _ = strconv.Atoi(strings.TrimSpace(v))
+			}
+		}
+		body := make([]byte, n)
+		if _, err := io.ReadFull(in, body); err != nil {
+			return 0
+		}
+		fmt.Fprintf(logf, "%s\n", body)
+		var msg struct {
+			ID     json.RawMessage `json:"id"`
+			Method string          `json:"method"`
+			Params json.RawMessage `json:"params"`
+		}
+		_ = json.Unmarshal(body, &msg)
+		switch msg.Method {
+		case "initialize":
+			if _, ok := flags["die"]; ok {
+				fmt.Fprintln(os.Stderr, "fatal: bad config in fake.toml")
+				return 3
+			}
+			if _, ok := flags["garbage"]; ok {
+				fmt.Fprint(out, "debug: starting up\n")
+				out.Flush()
+			}
+			caps := map[string]any{
+				"textDocumentSync":   map[string]any{"openClose": true, "change": 1, "save": map[string]any{"includeText": true}},
+				"definitionProvider": true,
+				"referencesProvider": true,
+			}
+			result := map[string]any{"capabilities": caps}
+			if e := flags["enc"]; e != "" {
+				caps["positionEncoding"] = e
+			}
+			if e := flags["offset"]; e != "" {
+				result["offsetEncoding"] = e
+			}
+			reply(msg.ID, result)
+		case "initialized":
+			if _, ok := flags["config"]; ok {
+				send(map[string]any{"jsonrpc": "2.0", "id": "cfg", "method": "workspace/configuration",
+					"params": map[string]any{"items": []map[string]any{{"section": "fake.alpha"}, {"section": "missing"}, {}}}})
+			}
+			if _, ok := flags["register"]; ok {
+				send(map[string]any{"jsonrpc": "2.0", "id": "reg", "method": "client/registerCapability",
+					"params": map[string]any{"registrations": []map[string]any{{
+						"id": "w1", "method": "workspace/didChangeWatchedFiles",
+						"registerOptions": map[string]any{"watchers": []map[string]any{{"globPattern": "**/*.txt"}}},
+					}}}})
+			}
+		case "shutdown":
+			reply(msg.ID, nil)
+		case "exit":
+			return 0
+		case "textDocument/definition":
+			if _, ok := flags["silent"]; ok {
+				continue
+			}
+			var p positionParams
+			_ = json.Unmarshal(msg.Params, &p)
+			end := p.Position
+			end.Character++
+			reply(msg.ID, []location{{URI: p.TextDocument.URI, Range: lspRange{Start: p.Position, End: end}}})
+		default:
+			if len(msg.ID) > 0 && msg.Method != "" {
+				if _, ok := flags["silent"]; ok {
+					continue
+				}
+				reply(msg.ID, nil)
+			}
+		}
+	}
+}

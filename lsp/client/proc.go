@@ -1,0 +1,171 @@
+package client
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+)
+
+// proc is one running server process with its pipes. Pipes are os.Pipe
+// files rather than exec's copying goroutines so that Wait returns when
+// the server exits even if a child it spawned still holds them open.
+type proc struct {
+	cmd    *exec.Cmd
+	stdin  *os.File // our write end
+	stdout *os.File // our read end
+	stderr *tail
+	// stderrDone is closed when stderr reached end of input.
+	stderrDone chan struct{}
+	exited     chan struct{} // closed when the process has exited
+	err        error         // exit status, set before exited closes
+}
+
+// startProc runs argv in dir with env added to the environment.
+func startProc(argv []string, dir string, env map[string]string) (*proc, error) {
+	inR, inW, err := os.Pipe()
+	if err != nil {
+		return nil, fmt.Errorf("create stdin pipe: %w", err)
+	}
+	outR, outW, err := os.Pipe()
+	if err != nil {
+		inR.Close()
+		inW.Close()
+		return nil, fmt.Errorf("create stdout pipe: %w", err)
+	}
+	errR, errW, err := os.Pipe()
+	if err != nil {
+		inR.Close()
+		inW.Close()
+		outR.Close()
+		outW.Close()
+		return nil, fmt.Errorf("create stderr pipe: %w", err)
+	}
+	cmd := exec.Command(argv[0], argv[1:]...)
+	cmd.Dir = dir
+	cmd.Env = mergeEnv(os.Environ(), env)
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = inR, outW, errW
+	setProcAttr(cmd)
+	err = cmd.Start()
+	// The child has its own copies now.
+	inR.Close()
+	outW.Close()
+	errW.Close()
+	if err != nil {
+		inW.Close()
+		outR.Close()
+		errR.Close()
+		return nil, err
+	}
+	p := &proc{cmd: cmd, stdin: inW, stdout: outR, stderr: &tail{max: 8 << 10}, stderrDone: make(chan struct{}), exited: make(chan struct{})}
+	go func() {
+		_, _ = io.Copy(p.stderr, errR)
+		errR.Close()
+		close(p.stderrDone)
+	}()
+	go func() {
+		p.err = cmd.Wait()
+		close(p.exited)
+	}()
+	return p, nil
+}
+
+// pid is the process id.
+func (p *proc) pid() int { return p.cmd.Process.Pid }
+
+// Read reads the server's stdout.
+func (p *proc) Read(b []byte) (int, error) { return p.stdout.Read(b) }
+
+// Write writes the server's stdin.
+func (p *proc) Write(b []byte) (int, error) { return p.stdin.Write(b) }
+
+// Close closes both pipes; a server reading stdin then sees end of input.
+func (p *proc) Close() error {
+	return errors.Join(p.stdin.Close(), p.stdout.Close())
+}
+
+// kill kills the process and the processes it started.
+func (p *proc) kill() {
+	killTree(p.cmd.Process)
+}
+
+// exitStatus describes how the process ended, with the end of its stderr.
+func (p *proc) exitStatus() string {
+	status := "still running"
+	select {
+	case <-p.exited:
+		status = "exit status 0"
+		if p.err != nil {
+			status = p.err.Error()
+		}
+		// Let the last words on stderr arrive (a child still holding
+		// the pipe open must not delay the message much).
+		select {
+		case <-p.stderrDone:
+		case <-time.After(100 * time.Millisecond):
+		}
+	default:
+	}
+	if t := strings.TrimSpace(p.stderr.String()); t != "" {
+		status += "; its stderr ends with:\n" + t
+	}
+	return status
+}
+
+// mergeEnv returns base with extra's entries set, replacing same-named ones.
+func mergeEnv(base []string, extra map[string]string) []string {
+	if len(extra) == 0 {
+		return base
+	}
+	out := make([]string, 0, len(base)+len(extra))
+	for _, kv := range base {
+		name, _, _ := strings.Cut(kv, "=")
+		if _, over := extra[name]; !over {
+			out = append(out, kv)
+		}
+	}
+	keys := make([]string, 0, len(extra))
+	for k := range extra {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		out = append(out, k+"="+extra[k])
+	}
+	return out
+}
+
+// tail keeps the last max bytes written to it, for error messages about
+// a crashed server.
+type tail struct {
+	mu  sync.Mutex
+	max int
+	buf []byte
+}
+
+func (t *tail) Write(b []byte) (int, error) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.buf = append(t.buf, b...)
+	if over := len(t.buf) - t.max; over > 0 {
+		t.buf = append(t.buf[:0], t.buf[over:]...)
+	}
+	return len(b), nil
+}
+
+func (t *tail) String() string {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	s := string(t.buf)
+	// Keep the last few lines: enough to show a panic's first frames.
+	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
+	if len(lines) > 12 {
+		lines = lines[len(lines)-12:]
+	}
+	return strings.Join(lines, "\n")
+}
