@@ -24,6 +24,8 @@ Usage:
   agentls serve [--stdio] [flags]   run the language server on stdin/stdout
   agentls run [flags] PROMPT        run one agent turn headless
   agentls revert [flags]            undo the files a turn changed
+  agentls permission explain|grants|revoke
+                                    see which rule decides a call; manage "Always allow"
   agentls version                   print the version
 
 Run "agentls COMMAND --help" for a command's flags.
@@ -48,6 +50,8 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		return cmdServe(ctx, args[1:], stdin, stdout, stderr)
 	case "run":
 		return cmdRun(ctx, args[1:], stdin, stdout, stderr)
+	case "permission":
+		return cmdPermission(ctx, args[1:], stdout, stderr)
 	case "revert":
 		return cmdRevert(ctx, args[1:], stdout, stderr)
 	case "version", "--version", "-version":

@@ -124,3 +124,50 @@ func TestRunOnAskDeny(t *testing.T) {
 		t.Errorf("denied write happened: %v", err)
 	}
 }
+
+func TestPermissionExplain(t *testing.T) {
+	ws := t.TempDir()
+	code, out, errb := runCLI(t, "permission", "explain", "--workspace", ws, "--tool", "bash", "--input", `{"command":"rm -rf build"}`, "--json")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errb)
+	}
+	var ex struct {
+		Decision, Source, Capability, Scope string
+		Steps                               []struct{ Step, Outcome string }
+	}
+	if err := json.Unmarshal([]byte(out), &ex); err != nil {
+		t.Fatalf("not JSON: %v\n%s", err, out)
+	}
+	if ex.Decision != "ask" || ex.Capability != "shell.exec" || ex.Scope != "rm -rf build" || len(ex.Steps) < 10 {
+		t.Errorf("explain = %+v", ex)
+	}
+	code, out, _ = runCLI(t, "permission", "explain", "--workspace", ws, "--tool", "bash", "--input", `{"command":"sudo ls"}`)
+	if code != 0 || !strings.Contains(out, "decision: deny (source: block") {
+		t.Errorf("sudo: exit %d\n%s", code, out)
+	}
+	code, out, _ = runCLI(t, "permission", "explain", "--workspace", ws, "--tool", "view", "--input", `{"file_path":"a.go"}`, "--mode", "auto")
+	if code != 0 || !strings.Contains(out, "decision: allow") {
+		t.Errorf("view: exit %d\n%s", code, out)
+	}
+	for _, bad := range [][]string{
+		{"permission", "explain", "--workspace", ws, "--tool", "nope"},
+		{"permission", "explain", "--workspace", ws, "--tool", "bash", "--input", "{not json"},
+		{"permission", "explain", "--workspace", ws},
+		{"permission", "frob"},
+	} {
+		if code, _, _ := runCLI(t, bad...); code != 2 {
+			t.Errorf("%v: exit %d, want 2", bad, code)
+		}
+	}
+}
+
+func TestPermissionGrantsEmpty(t *testing.T) {
+	ws := t.TempDir()
+	code, out, _ := runCLI(t, "permission", "grants", "--workspace", ws)
+	if code != 0 || !strings.Contains(out, "no grants") {
+		t.Errorf("grants: %d %q", code, out)
+	}
+	if code, _, _ := runCLI(t, "permission", "revoke", "--workspace", ws, "3"); code != 2 {
+		t.Errorf("revoke of a missing number: exit %d", code)
+	}
+}

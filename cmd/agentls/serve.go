@@ -23,7 +23,8 @@ func cmdServe(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 	}
 	fs.Bool("stdio", true, "use stdin/stdout (the only transport; accepted for editors that pass it)")
 	model := fs.String("model", "", "model as provider:model (overrides the editor, AGENTLS_MODEL and the config file)")
-	mode := fs.String("mode", "", "permission mode: smart or auto")
+	mode := fs.String("mode", "", "permission mode: chat, approve, smart or auto")
+	yolo := fs.Bool("yolo", false, "auto mode: run every call that is not hard-blocked without asking")
 	logFile := fs.String("log-file", "", "log file (default: agentls.log in the user's state dir)")
 	verbose := fs.Bool("verbose", false, "log debug messages")
 	if err := fs.Parse(args); err != nil {
@@ -66,7 +67,7 @@ func cmdServe(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 	code := lsp.Serve(ctx, stdio{stdin, stdout}, lsp.Options{
 		Name: "agentls", Version: Version, Log: log,
 		Config: cfg, ConfigPath: dirs.File(),
-		ModelFlag: *model, ModeFlag: *mode, StateDir: dirs.State, DataDir: dirs.Data,
+		ModelFlag: *model, ModeFlag: *mode, Yolo: *yolo, StateDir: dirs.State, DataDir: dirs.Data,
 	})
 	log.Info("exit", "code", code)
 	return code

@@ -55,7 +55,7 @@ func bannedWhy(n string) string {
 	case "aria2c", "axel", "curl", "curlie", "http", "https", "http-prompt", "httpie",
 		"lftp", "links", "elinks", "lynx", "w3m", "wget", "wget2", "xh", "xhs",
 		"chrome", "chromium", "chromium-browser", "google-chrome", "firefox", "safari":
-		return "network client (use the fetch tool)"
+		return "network client (agentls has no network tool; ask the user)"
 	case "nc", "ncat", "netcat", "socat", "telnet", "ssh", "scp", "sftp", "ftp", "tftp",
 		"sshpass", "ssh-copy-id", "ssh-keyscan", "mosh", "rsh", "rlogin", "autossh":
 		return "remote shell or raw network connection"
