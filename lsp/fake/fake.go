@@ -38,6 +38,9 @@ type Options struct {
 	// RefuseEdits, when set, answers every workspace/applyEdit with
 	// applied:false and this reason.
 	RefuseEdits string
+	// NoShowMessageRequest makes the editor answer showMessageRequest with
+	// MethodNotFound, like Helix.
+	NoShowMessageRequest bool
 	// Plugin makes the editor behave like one with the agentls plugin: it
 	// declares experimental.agentls.saveDocument and saves on request.
 	Plugin bool
@@ -208,6 +211,9 @@ func (e *Editor) dispatch(ctx context.Context, reply jsonrpc2.Replier, req jsonr
 	case "window/showDocument":
 		return reply(ctx, map[string]any{"success": true}, nil)
 	case "window/showMessageRequest":
+		if e.opts.NoShowMessageRequest {
+			return reply(ctx, nil, jsonrpc2.Errorf(jsonrpc2.MethodNotFound, "fake editor: no showMessageRequest"))
+		}
 		var p struct {
 			Message string `json:"message"`
 			Actions []struct {
