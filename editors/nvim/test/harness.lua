@@ -52,6 +52,7 @@ local function new_record()
     shows = {},    -- window/showMessage params
     logs = {},     -- window/logMessage params
     asks = {},     -- window/showMessageRequest params
+    answers = {},  -- the action title the harness answered each ask with
     applies = {},  -- workspace/applyEdit: {params=…, result=…} (Neovim's answer)
   }
 end
@@ -101,12 +102,17 @@ function M.start(rec, opts)
       return result
     end,
     -- The default handler calls inputlist(), which blocks a headless
-    -- Neovim. Answer with the action titled $AGENTLS_E2E_ANSWER, or
-    -- dismiss (null) when it is unset.
+    -- Neovim. $AGENTLS_E2E_ANSWER is a comma-separated list of action
+    -- titles: the n-th ask is answered with the n-th title, and the last
+    -- title answers every later ask (so a single title answers them all).
+    -- Unset: dismiss (null). rec.answers[n] is the title given ('' for
+    -- dismissed).
     ['window/showMessageRequest'] = function(_, params)
       table.insert(rec.asks, params)
-      local answer = vim.env.AGENTLS_E2E_ANSWER
-      if answer and answer ~= '' then
+      local answers = vim.split(vim.env.AGENTLS_E2E_ANSWER or '', ',', { plain = true })
+      local answer = answers[math.min(#rec.asks, #answers)]
+      table.insert(rec.answers, answer)
+      if answer ~= '' then
         return { title = answer }
       end
       return vim.NIL
