@@ -21,6 +21,7 @@ import (
 	"github.com/agentls/agentls/agent"
 	"github.com/agentls/agentls/agent/store"
 	"github.com/agentls/agentls/config"
+	"github.com/agentls/agentls/lsp/framing"
 	"github.com/agentls/agentls/lsp/overlay"
 	"github.com/agentls/agentls/permission"
 	"github.com/agentls/agentls/tools"
@@ -64,6 +65,10 @@ const (
 	stateShutdown
 )
 
+// MaxMessageSize bounds one incoming message. A larger one is skipped and
+// answered with an error; the connection stays up.
+const MaxMessageSize = 32 << 20
+
 // Server is one editor connection's language server.
 type Server struct {
 	opts Options
@@ -104,7 +109,7 @@ func (o docOverlay) Document(path string) (tools.Document, bool) {
 // the process exit code: 0 after shutdown then exit, 1 otherwise.
 func Serve(ctx context.Context, rwc io.ReadWriteCloser, opts Options) int {
 	s := newServer(ctx, opts)
-	s.conn = jsonrpc2.NewConn(newStream(rwc, s.log))
+	s.conn = jsonrpc2.NewConn(framing.New(rwc, framing.Options{MaxMessageSize: MaxMessageSize, AnswerBadFrames: true, Peer: "client", Log: s.log}))
 	s.conn.Go(s.base, s.handle)
 	defer s.cancel()
 	defer s.closeSession()

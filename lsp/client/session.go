@@ -1,6 +1,8 @@
 package client
 
 import (
+	"github.com/agentls/agentls/lsp/framing"
+
 	"context"
 	"encoding/json"
 	"errors"
@@ -82,7 +84,7 @@ func startSession(ctx context.Context, c *Client) (*session, error) {
 		settings: normalize(c.cfg.Settings),
 	}
 	s.ctx, s.cancel = context.WithCancel(context.Background())
-	s.conn = jsonrpc2.NewConn(newStream(p, s.log))
+	s.conn = jsonrpc2.NewConn(framing.New(p, framing.Options{MaxMessageSize: 64 << 20, Log: s.log}))
 	s.conn.Go(s.ctx, s.handle)
 	go s.watchExit()
 
@@ -157,7 +159,7 @@ func (s *session) kill() {
 // died reports whether err means the process is gone, and if so makes
 // sure the session reads as dead.
 func (s *session) died(err error) bool {
-	if !errors.Is(err, errExited) && !errors.Is(err, errTransport) {
+	if !errors.Is(err, errExited) && !errors.Is(err, framing.ErrTransport) {
 		return false
 	}
 	s.kill()
@@ -197,7 +199,7 @@ func (s *session) request(ctx context.Context, timeout time.Duration, method str
 	switch {
 	case errors.As(err, &rpcErr):
 		return &ServerError{Server: s.name, Method: method, Code: int64(rpcErr.Code), Message: rpcErr.Message}
-	case !s.alive() || errors.Is(err, errTransport):
+	case !s.alive() || errors.Is(err, framing.ErrTransport):
 		return kindErrorf(errExited, "%s exited while answering %s (%s); it restarts on next use", s.name, method, s.proc.exitStatus())
 	case ctx.Err() != nil:
 		s.cancelRequest(id)

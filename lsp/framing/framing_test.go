@@ -1,0 +1,105 @@
+package framing
+
+import (
+	"bufio"
+	"context"
+	"io"
+	"net"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"go.lsp.dev/jsonrpc2"
+)
+
+func frame(body string) string { return "Content-Length: " + strconv.Itoa(len(body)) + "\r\n\r\n" + body }
+
+// pair returns a Stream on one end of a pipe and a raw reader/writer on
+// the other; the Stream reads in the background into msgs.
+func pair(t *testing.T, o Options) (*Stream, net.Conn, *bufio.Reader, chan jsonrpc2.Message) {
+	t.Helper()
+	a, b := net.Pipe()
+	s := New(a, o)
+	t.Cleanup(func() { s.Close(); b.Close() })
+	msgs := make(chan jsonrpc2.Message, 10)
+	go func() {
+		for {
+			m, _, err := s.Read(context.Background())
+			if err != nil {
+				close(msgs)
+				return
+			}
+			msgs <- m
+		}
+	}()
+	return s, b, bufio.NewReader(b), msgs
+}
+
+func readFrame(t *testing.T, c net.Conn, r *bufio.Reader) string {
+	t.Helper()
+	_ = c.SetReadDeadline(time.Now().Add(5 * time.Second))
+	n := 0
+	for {
+		line, err := r.ReadString('\n')
+		if err != nil {
+			t.Fatalf("read: %v", err)
+		}
+		if line == "\r\n" {
+			break
+		}
+		if v, ok := strings.CutPrefix(strings.TrimSpace(line), "Content-Length: "); ok {
+			n, _ = strconv.Atoi(v)
+		}
+	}
+	body := make([]byte, n)
+	if _, err := io.ReadFull(r, body); err != nil {
+		t.Fatal(err)
+	}
+	return string(body)
+}
+
+func TestNullParamsAreOmitted(t *testing.T) {
+	s, c, r, _ := pair(t, Options{})
+	call, _ := jsonrpc2.NewCall(jsonrpc2.NewNumberID(1), "shutdown", nil)
+	if _, err := s.Write(context.Background(), call); err != nil {
+		t.Fatal(err)
+	}
+	if got := readFrame(t, c, r); got != `{"jsonrpc":"2.0","id":1,"method":"shutdown"}` {
+		t.Errorf("shutdown = %s", got)
+	}
+	note, _ := jsonrpc2.NewNotification("x", map[string]int{"a": 1})
+	_, _ = s.Write(context.Background(), note)
+	if got := readFrame(t, c, r); got != `{"jsonrpc":"2.0","method":"x","params":{"a":1}}` {
+		t.Errorf("notification = %s", got)
+	}
+}
+
+// A server answers every bad frame; a client answers only broken requests
+// that carry an id. Both keep reading.
+func TestBadInput(t *testing.T) {
+	for _, answer := range []bool{true, false} {
+		_, c, r, msgs := pair(t, Options{AnswerBadFrames: answer})
+		go func() {
+			_, _ = io.WriteString(c, "stray text from a server\r\n\r\n")
+			_, _ = io.WriteString(c, frame(`{"jsonrpc":"2.0","id":7,"method":42}`))
+			_, _ = io.WriteString(c, frame(`{"jsonrpc":"2.0","method":"ok"}`))
+		}()
+		if answer {
+			if got := readFrame(t, c, r); !strings.Contains(got, `"id":null`) || !strings.Contains(got, "-32700") {
+				t.Errorf("garbage answered with %s", got)
+			}
+		}
+		if got := readFrame(t, c, r); !strings.Contains(got, `"id":7`) || !strings.Contains(got, "-32600") {
+			t.Errorf("broken request answered with %s", got)
+		}
+		select {
+		case m := <-msgs:
+			if n, ok := m.(*jsonrpc2.Notification); !ok || n.Method() != "ok" {
+				t.Errorf("next message = %#v", m)
+			}
+		case <-time.After(5 * time.Second):
+			t.Fatal("the stream stopped reading after bad input")
+		}
+	}
+}
