@@ -16,6 +16,8 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+
+	"github.com/agentls/agentls/lsp/client"
 )
 
 // Config is the user's settings. Every key is documented in
@@ -37,6 +39,13 @@ type Config struct {
 	// MaxStopContinuations bounds how often Stop hooks may send the model
 	// back to work in one turn (default 8).
 	MaxStopContinuations int `json:"max_stop_continuations,omitempty"`
+	// LSP configures the language servers of the lsp_* tools, by name
+	// (config/lsp.go). Only the user file, the editor and trusted
+	// workspace files may set it: a server is a program agentls runs.
+	LSP map[string]client.ServerConfig `json:"lsp,omitempty"`
+	// AutoLSP adds the built-in servers whose program is on PATH; nil
+	// means true.
+	AutoLSP *bool `json:"auto_lsp,omitempty"`
 }
 
 // Provider overrides where a provider is reached.
@@ -96,6 +105,9 @@ func Load(path string) (Config, error) {
 // Parse decodes and validates config JSON; unknown keys and invalid
 // permission entries are errors so typos surface.
 func Parse(name string, data []byte) (Config, error) {
+	if err := checkLSPShape(data); err != nil {
+		return Config{}, fmt.Errorf("config %s: %w", name, err)
+	}
 	var c Config
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.DisallowUnknownFields()
@@ -108,6 +120,9 @@ func Parse(name string, data []byte) (Config, error) {
 		return Config{}, fmt.Errorf("config %s: unexpected data after the top-level JSON object", name)
 	}
 	if err := c.Validate(); err != nil {
+		return Config{}, fmt.Errorf("config %s: %w", name, err)
+	}
+	if err := validateLSP(c); err != nil {
 		return Config{}, fmt.Errorf("config %s: %w", name, err)
 	}
 	return c, nil
@@ -130,6 +145,12 @@ func Merge(base, over Config) Config {
 	}
 	if over.MaxStopContinuations != 0 {
 		base.MaxStopContinuations = over.MaxStopContinuations
+	}
+	if len(over.LSP) > 0 {
+		base.LSP = mergeLSP(base.LSP, over.LSP)
+	}
+	if over.AutoLSP != nil {
+		base.AutoLSP = ptr(*over.AutoLSP)
 	}
 	if len(over.Providers) > 0 {
 		// A fresh map: writing into base.Providers would change the

@@ -199,6 +199,9 @@ func tightenFrom(p *Permissions, ws Config, root, src string, warn func(src, key
 	if ws.Model != "" || len(ws.Providers) > 0 || ws.MaxSteps != 0 {
 		warn(src, "model, providers, max_steps", "ignored: the workspace is not trusted")
 	}
+	if hasLSP(ws) {
+		warn(src, "lsp, auto_lsp", "ignored: the workspace is not trusted, and a language server is a program agentls would run")
+	}
 }
 
 func effectiveMode(s string) permission.Mode {

@@ -256,7 +256,8 @@ func (s *Server) ensureSession() (*agent.Session, error) {
 		toolSet = s.opts.Tools(s.ws)
 	} else {
 		s.shellEnv = tools.NewShellEnv(s.ws, filepath.Join(s.stateDir(), "outputs"))
-		toolSet = tools.DefaultTools(s.ws, s.shellEnv)
+		s.lsp.Configure(set.Config.LSPConfig())
+		toolSet = tools.DefaultTools(s.ws, s.shellEnv, s.lsp)
 	}
 	reg, err := tools.NewRegistry(toolSet...)
 	if err != nil {

@@ -88,6 +88,7 @@ type Server struct {
 	editor   config.Config // initializationOptions
 	session  *agent.Session
 	shellEnv *tools.ShellEnv
+	lsp      *tools.LSPEnv // language servers of the lsp_* tools
 	history  *agent.History
 	store    *store.Store
 	gate     *permission.Gate
@@ -166,11 +167,12 @@ func newServer(ctx context.Context, opts Options) *Server {
 		turns: map[string]*turnReporter{}, inflight: map[string]context.CancelFunc{},
 	}
 	ws.SetApplier(editorApplier{s})
+	s.lsp = tools.NewLSPEnv(ws, s.lspConfig, opts.Log)
 	return s
 }
 
-// closeSession ends what the session left running (background jobs) and
-// closes the history database.
+// closeSession ends what the session left running (background jobs,
+// language servers) and closes the history database.
 func (s *Server) closeSession() {
 	s.mu.Lock()
 	env, st := s.shellEnv, s.store
@@ -186,6 +188,7 @@ func (s *Server) closeSession() {
 			s.log.Warn("close history", "error", err)
 		}
 	}
+	s.lsp.Shutdown(context.Background())
 }
 
 // handle is the jsonrpc2 handler. It never returns an error: jsonrpc2

@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"fmt"
 
+	"github.com/agentls/agentls/config"
+	"github.com/agentls/agentls/lsp/client"
 	"github.com/agentls/agentls/lsp/overlay"
 )
 
@@ -12,7 +14,11 @@ func (s *Server) didOpen(params json.RawMessage) error {
 	if err := decode(params, &p); err != nil {
 		return err
 	}
-	return s.docs.Open(p.TextDocument.URI, p.TextDocument.LanguageID, p.TextDocument.Version, p.TextDocument.Text)
+	if err := s.docs.Open(p.TextDocument.URI, p.TextDocument.LanguageID, p.TextDocument.Version, p.TextDocument.Text); err != nil {
+		return err
+	}
+	s.touchLSP(p.TextDocument.URI, false)
+	return nil
 }
 
 func (s *Server) didChange(params json.RawMessage) error {
@@ -34,6 +40,9 @@ func (s *Server) didChange(params json.RawMessage) error {
 	if warn != "" {
 		s.log.Warn(warn)
 	}
+	if err == nil {
+		s.touchLSP(p.TextDocument.URI, false)
+	}
 	return err
 }
 
@@ -42,7 +51,45 @@ func (s *Server) didClose(params json.RawMessage) error {
 	if err := decode(params, &p); err != nil {
 		return err
 	}
-	return s.docs.Close(p.TextDocument.URI)
+	if err := s.docs.Close(p.TextDocument.URI); err != nil {
+		return err
+	}
+	s.touchLSP(p.TextDocument.URI, true)
+	return nil
+}
+
+// touchLSP tells the language servers of the lsp_* tools that the editor
+// opened, changed or closed a document: the servers for its type start
+// (in the background) and follow the buffer, so they see what the person
+// sees.
+func (s *Server) touchLSP(uri string, closed bool) {
+	path, err := overlay.URIToPath(uri)
+	if err != nil {
+		return
+	}
+	if closed {
+		s.lsp.Closed(path)
+		return
+	}
+	s.lsp.Touch(path)
+}
+
+// lspConfig is the language-server configuration when the editor touches a
+// file before a session exists: the user file, the editor's
+// initializationOptions and the trusted workspace files (an untrusted one
+// cannot name a program to run). ensureSession refines it with the
+// editor's workspace/configuration.
+func (s *Server) lspConfig() client.Config {
+	s.mu.Lock()
+	editor := s.editor
+	s.mu.Unlock()
+	wsCfgs, _ := config.LoadWorkspaces(s.ws.Roots())
+	cfg, _, err := config.Resolve(s.opts.Config, editor, config.Flags{}, wsCfgs, s.opts.Config.TrustedWorkspaces)
+	if err != nil {
+		s.log.Warn("language servers: settings do not resolve; using the user config file's lsp entries only", "error", err)
+		return s.opts.Config.LSPConfig()
+	}
+	return cfg.LSPConfig()
 }
 
 func (s *Server) didChangeFolders(params json.RawMessage) error {

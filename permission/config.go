@@ -56,6 +56,7 @@ func BuiltinCapabilities() []Capability {
 		"shell.exec", "shell.jobs",
 		"net.fetch",
 		"lsp.diagnostics", "lsp.references", "lsp.definition", "lsp.symbols", "lsp.rename",
+		"lsp.call_hierarchy", "lsp.replace_symbol", "lsp.restart",
 	}
 }
 

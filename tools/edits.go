@@ -142,5 +142,7 @@ func (w *Workspace) commit(ctx context.Context, call Call, tool string, p plan) 
 	if p.note != "" {
 		content += "\n" + p.note
 	}
+	// The changed file's fresh diagnostics, errors first (tools/lspenv.go).
+	content += w.lspAfterChange(ctx, map[string]string{p.abs: p.text})
 	return Result{Content: content + msg, Diff: p.diff}, nil
 }

@@ -27,9 +27,14 @@ func NewShellEnv(ws *Workspace, outputDir string) *ShellEnv {
 func (e *ShellEnv) Close() error { return e.jobs.Close() }
 
 // DefaultTools is the full built-in tool set: the read-only tools, the
-// editing tools, bash and the job tools.
-func DefaultTools(ws *Workspace, env *ShellEnv) []Tool {
-	return append(ReadOnlyTools(ws),
+// editing tools, bash and the job tools, and the lsp_* tools when lsp is
+// not nil.
+func DefaultTools(ws *Workspace, env *ShellEnv, lsp *LSPEnv) []Tool {
+	ts := append(ReadOnlyTools(ws),
 		NewEditTool(ws), NewMultiEditTool(ws), NewWriteTool(ws),
 		NewBashTool(env), NewJobOutputTool(env), NewJobKillTool(env))
+	if lsp != nil {
+		ts = append(ts, LSPTools(lsp)...)
+	}
+	return ts
 }

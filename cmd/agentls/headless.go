@@ -9,6 +9,7 @@ import (
 	"github.com/agentls/agentls/agent"
 	"github.com/agentls/agentls/agent/store"
 	"github.com/agentls/agentls/config"
+	"github.com/agentls/agentls/lsp/client"
 	"github.com/agentls/agentls/permission"
 	"github.com/agentls/agentls/tools"
 )
@@ -23,6 +24,7 @@ type headless struct {
 	ws       *tools.Workspace
 	st       *store.Store // nil when the history cannot be opened
 	shellEnv *tools.ShellEnv
+	lsp      *tools.LSPEnv
 	reg      *tools.Registry
 }
 
@@ -60,7 +62,9 @@ func openHeadless(ctx context.Context, workspace string, flags config.Flags) (*h
 		fmt.Fprintf(os.Stderr, "agentls: no history (edits will not be revertible, nothing is audited): %v\n", err)
 	}
 	h.shellEnv = tools.NewShellEnv(ws, filepath.Join(dirs.State, "outputs"))
-	if h.reg, err = tools.NewRegistry(tools.DefaultTools(ws, h.shellEnv)...); err != nil {
+	lspCfg := set.Config.LSPConfig()
+	h.lsp = tools.NewLSPEnv(ws, func() client.Config { return lspCfg }, nil)
+	if h.reg, err = tools.NewRegistry(tools.DefaultTools(ws, h.shellEnv, h.lsp)...); err != nil {
 		h.close()
 		return nil, err
 	}
@@ -80,6 +84,9 @@ func (h *headless) gate(asker permission.Asker, channel string) (*permission.Gat
 func (h *headless) close() {
 	if h.shellEnv != nil {
 		h.shellEnv.Close()
+	}
+	if h.lsp != nil {
+		h.lsp.Shutdown(context.Background())
 	}
 	if h.st != nil {
 		h.st.Close()

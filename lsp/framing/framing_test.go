@@ -13,7 +13,9 @@ import (
 	"go.lsp.dev/jsonrpc2"
 )
 
-func frame(body string) string { return "Content-Length: " + strconv.Itoa(len(body)) + "\r\n\r\n" + body }
+func frame(body string) string {
+	return "Content-Length: " + strconv.Itoa(len(body)) + "\r\n\r\n" + body
+}
 
 // pair returns a Stream on one end of a pipe and a raw reader/writer on
 // the other; the Stream reads in the background into msgs.
