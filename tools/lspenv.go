@@ -80,10 +80,6 @@ type lspQueued struct {
 	due   time.Time
 }
 
-// lspEnvs finds the LSPEnv of a Workspace, for the editing tools'
-// diagnostics after a change.
-var lspEnvs sync.Map // *Workspace → *LSPEnv
-
 // NewLSPEnv returns the language servers for ws. cfg is called once, when
 // the first server is needed (nil: built-in servers only); log may be nil.
 // Nothing starts until a file is used.
@@ -94,7 +90,11 @@ func NewLSPEnv(ws *Workspace, cfg func() client.Config, log *slog.Logger) *LSPEn
 	ctx, cancel := context.WithCancel(context.Background())
 	e := &LSPEnv{ws: ws, log: log, cfgFn: cfg, open: map[string]bool{}, served: map[string]string{},
 		pending: map[string]lspQueued{}, ctx: ctx, cancel: cancel}
-	lspEnvs.Store(ws, e)
+	// The workspace keeps its language servers so the editing tools can
+	// report fresh diagnostics after a change.
+	ws.mu.Lock()
+	ws.lsp = e
+	ws.mu.Unlock()
 	return e
 }
 
@@ -107,10 +107,9 @@ func LSPTools(env *LSPEnv) []Tool {
 }
 
 func (w *Workspace) lspEnv() *LSPEnv {
-	if v, ok := lspEnvs.Load(w); ok {
-		return v.(*LSPEnv)
-	}
-	return nil
+	w.mu.RLock()
+	defer w.mu.RUnlock()
+	return w.lsp
 }
 
 // Configure sets the configuration. Before the first server starts it
@@ -207,7 +206,11 @@ func (e *LSPEnv) Shutdown(ctx context.Context) {
 	if m != nil {
 		m.Shutdown(ctx)
 	}
-	lspEnvs.CompareAndDelete(e.ws, e)
+	e.ws.mu.Lock()
+	if e.ws.lsp == e {
+		e.ws.lsp = nil
+	}
+	e.ws.mu.Unlock()
 }
 
 // Touch tells the servers that the editor opened or changed path: the

@@ -37,6 +37,8 @@ type Workspace struct {
 	applier Applier
 	// recorder keeps the change history (nil: none).
 	recorder Recorder
+	// lsp are the language servers, for diagnostics after a change.
+	lsp *LSPEnv
 	// reads remembers, per session and file, what the agent last saw, so
 	// an edit of a version it has not seen is refused.
 	reads map[string]map[string]readRecord
