@@ -168,7 +168,12 @@ func (s *Session) run(ctx context.Context, t *Turn, prompt string, emit func(Eve
 		return end(*blocked)
 	}
 	s.appendHistory(Message{Role: RoleUser, Content: prompt})
-	defs := s.toolDefs()
+	// In chat mode no tool may run: offering none keeps the model from
+	// planning around calls that would only be skipped.
+	var defs []ToolDef
+	if s.cfg.Gate.Mode() != permission.ModeChat {
+		defs = s.toolDefs()
+	}
 	last := ""
 	stops := s.newStopLimit()
 	for step := 0; ; step++ {

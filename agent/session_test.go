@@ -1094,3 +1094,19 @@ func mustJSON(t *testing.T, v any) string {
 	}
 	return string(b)
 }
+
+// Chat mode offers the model no tools at all.
+func TestChatModeOffersNoTools(t *testing.T) {
+	f := newFixture(t, setup{mode: permission.ModeChat, steps: []step{text("just talking")}})
+	if res, _ := f.runTurn(t, "hi"); res.Reason != agent.ReasonCompleted {
+		t.Fatal(res.Reason)
+	}
+	if reqs := f.prov.requests(); len(reqs) != 1 || len(reqs[0].Tools) != 0 {
+		t.Errorf("chat mode sent %d tools", len(reqs[0].Tools))
+	}
+	g := newFixture(t, setup{steps: []step{text("x")}})
+	g.runTurn(t, "hi")
+	if reqs := g.prov.requests(); len(reqs[0].Tools) == 0 {
+		t.Error("smart mode sent no tools")
+	}
+}
