@@ -115,6 +115,15 @@ func (t *Turn) Done() <-chan struct{} { return t.done }
 // Start begins a turn in the background. emit receives every event, in
 // order, from the turn's goroutine; it must not block for long.
 func (s *Session) Start(ctx context.Context, prompt string, emit func(Event)) (*Turn, error) {
+	return s.StartAfter(ctx, prompt, emit, nil)
+}
+
+// StartAfter is Start with the turn held until ready is closed (nil: not
+// held). The turn is the session's current one at once, so a second ask
+// is refused; it just does nothing — no event, no model call — before
+// ready. The editor server uses it to let its reply to the ask reach the
+// client before the turn's first messages.
+func (s *Session) StartAfter(ctx context.Context, prompt string, emit func(Event), ready <-chan struct{}) (*Turn, error) {
 	if strings.TrimSpace(prompt) == "" {
 		return nil, errors.New("empty prompt: say what the agent should do")
 	}
@@ -129,6 +138,12 @@ func (s *Session) Start(ctx context.Context, prompt string, emit func(Event)) (*
 	s.current = t
 	go func() {
 		defer cancel()
+		if ready != nil {
+			select {
+			case <-ready:
+			case <-ctx.Done():
+			}
+		}
 		t.result = s.run(ctx, t, prompt, emit)
 		s.mu.Lock()
 		s.current = nil

@@ -1110,3 +1110,26 @@ func TestChatModeOffersNoTools(t *testing.T) {
 		t.Error("smart mode sent no tools")
 	}
 }
+
+// StartAfter holds the turn (no event, no model call) until ready, while
+// the session already counts it as running.
+func TestStartAfterHoldsTheTurn(t *testing.T) {
+	f := newFixture(t, setup{steps: []step{text("released")}})
+	rec := &recorder{}
+	ready := make(chan struct{})
+	turn, err := f.sess.StartAfter(context.Background(), "hi", rec.emit, ready)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.sess.Start(context.Background(), "again", rec.emit); err != agent.ErrBusy {
+		t.Errorf("second start while held: %v", err)
+	}
+	time.Sleep(50 * time.Millisecond)
+	if n := len(rec.all()); n != 0 || len(f.prov.requests()) != 0 {
+		t.Fatalf("held turn emitted %d events, called the model %d times", n, len(f.prov.requests()))
+	}
+	close(ready)
+	if res := wait(t, turn); res.Reason != agent.ReasonCompleted || res.Text != "released" {
+		t.Errorf("turn = %+v", res)
+	}
+}

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"go.lsp.dev/jsonrpc2"
 	"go.lsp.dev/protocol"
@@ -98,7 +99,8 @@ func (s *Server) ask(_ context.Context, a AskArgs) (any, error) {
 		return nil, jsonrpc2.Errorf(jsonrpc2.InvalidParams, "%v", err)
 	}
 	rep := s.newReporter(a.Prompt)
-	turn, err := sess.Start(s.base, msg, rep.emit)
+	ready := make(chan struct{})
+	turn, err := sess.StartAfter(s.base, msg, rep.emit, ready)
 	if err != nil {
 		if errors.Is(err, agent.ErrBusy) {
 			return nil, jsonrpc2.Errorf(jsonrpc2.InvalidRequest, "%v", err)
@@ -106,7 +108,26 @@ func (s *Server) ask(_ context.Context, a AskArgs) (any, error) {
 		return nil, err
 	}
 	rep.start(turn)
-	return AskResult{SessionID: sess.ID, TurnID: turn.ID}, nil
+	return askReply{AskResult{SessionID: sess.ID, TurnID: turn.ID}, ready}, nil
+}
+
+// askReply is agentls.ask's result; once it is on its way to the client,
+// the turn is released. Some clients (Emacs 28's jsonrpc) handle only the
+// first message of a read that also holds the reply, so the turn's first
+// messages must not share the reply's write.
+type askReply struct {
+	AskResult
+	ready chan struct{}
+}
+
+// replyGap separates the reply from the turn's first messages.
+const replyGap = 20 * time.Millisecond
+
+func (r askReply) MarshalJSON() ([]byte, error) { return json.Marshal(r.AskResult) }
+
+// afterReply implements postReplier.
+func (r askReply) afterReply() {
+	time.AfterFunc(replyGap, func() { close(r.ready) })
 }
 
 func (s *Server) cancelTurn(turnID string) (any, error) {

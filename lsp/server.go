@@ -228,9 +228,15 @@ func (s *Server) handle(ctx context.Context, reply jsonrpc2.Replier, req jsonrpc
 			err = &jsonrpc2.Error{Code: codeRequestCancelled, Message: call.Method() + " was cancelled"}
 		}
 		s.reply(ctx, reply, call.Method(), res, err)
+		if pr, ok := res.(postReplier); ok {
+			pr.afterReply() // also after an error reply: it releases what waits
+		}
 	}()
 	return nil
 }
+
+// postReplier is a result with work to do once its reply is queued.
+type postReplier interface{ afterReply() }
 
 // admit applies the lifecycle rules to a request.
 func (s *Server) admit(method string) error {
