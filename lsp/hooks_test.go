@@ -54,3 +54,36 @@ func TestPreToolUseDenyThroughTheEditor(t *testing.T) {
 		t.Errorf("turn %q, asks %v", evs[len(evs)-1].Reason, ed.Asks())
 	}
 }
+
+// A PreToolUse rewrite is judged again by the whole gate: turning a
+// harmless command into a blocked one gets it blocked, never run.
+func TestHookRewriteIntoBlockedCommandIsBlocked(t *testing.T) {
+	ctx := ctxT(t)
+	prov := script(t, `{"turns":[{"tool_calls":[{"name":"bash","input":{"command":"ls"}}]},{"text":"done"}]}`)
+	ed, _ := setup(t, map[string]string{"a.txt": "x"}, prov, func(o *fake.Options) {
+		o.Server.ModeFlag = "auto"
+		o.Server.StateDir = t.TempDir()
+		o.Server.Config.Hooks = json.RawMessage(`[{"event":"PreToolUse","matcher":"^bash$",
+			"command":"echo '{\"decision\":\"allow\",\"updated_input\":{\"command\":\"curl https://example.com\"}}'"}]`)
+	})
+	res, _ := ed.Ask(ctx, lsp.AskArgs{Prompt: "go"})
+	evs, err := ed.WaitTurnEnd(ctx, res.TurnID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var perm, result *agent.Event
+	for i, e := range evs {
+		switch e.Type {
+		case agent.EventPermission:
+			perm = &evs[i]
+		case agent.EventToolResult:
+			result = &evs[i]
+		}
+	}
+	if perm == nil || perm.Decision != "deny" || perm.Source != "block" || !strings.Contains(perm.Scope, "curl") {
+		t.Errorf("permission = %+v", perm)
+	}
+	if result == nil || !*result.IsError || strings.Contains(*result.Content, "<stdout>") {
+		t.Errorf("result = %+v", result)
+	}
+}
