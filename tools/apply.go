@@ -39,6 +39,7 @@ type Applied struct {
 // NotAppliedError is the editor refusing an edit (applied: false).
 type NotAppliedError struct{ Reason string }
 
+// Error gives the editor's reason, for the model.
 func (e *NotAppliedError) Error() string {
 	if e.Reason == "" {
 		return "the editor did not apply the edit"
