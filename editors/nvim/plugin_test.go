@@ -170,9 +170,9 @@ func (r *pluginRun) nvim(scenario string) *pluginRecord {
 	ctx, cancel := context.WithTimeout(context.Background(), pluginTimeout)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, nvim, "--headless", "-u", abs(filepath.Join("test", "plugin_init.lua")),
-		"-i", "NONE", "-n", "-c", "luafile "+pluginEscape(abs(filepath.Join("test", scenario))))
+		"-i", "NONE", "-n", "-c", "luafile "+vimEscape(abs(filepath.Join("test", scenario))))
 	cmd.Dir = r.root
-	cmd.Env = pluginEnv(os.Environ(), env)
+	cmd.Env = mergeEnv(os.Environ(), env)
 	cmd.Stdout = &r.output
 	cmd.Stderr = &r.output
 	cmd.WaitDelay = 5 * time.Second
@@ -214,10 +214,10 @@ func (r *pluginRun) report(format string, args ...any) string {
 	}
 	fmt.Fprintf(&b, "\n--- nvim output:\n%s", r.output.String())
 	if log, err := os.ReadFile(r.path("state", "agentls", "agentls.log")); err == nil {
-		fmt.Fprintf(&b, "\n--- agentls.log:\n%s", pluginTail(string(log), 6000))
+		fmt.Fprintf(&b, "\n--- agentls.log:\n%s", tail(string(log), 6000))
 	}
 	if log, err := os.ReadFile(r.path("cache", "nvim", "lsp.log")); err == nil {
-		fmt.Fprintf(&b, "\n--- nvim lsp.log:\n%s", pluginTail(string(log), 4000))
+		fmt.Fprintf(&b, "\n--- nvim lsp.log:\n%s", tail(string(log), 4000))
 	}
 	return b.String()
 }
@@ -638,42 +638,4 @@ func quoteOrNil(s *string) string {
 		return "<no file>"
 	}
 	return fmt.Sprintf("%q", *s)
-}
-
-// pluginEnv overrides (or adds) variables of base.
-func pluginEnv(base []string, set map[string]string) []string {
-	var out []string
-	for _, kv := range base {
-		if k, _, _ := strings.Cut(kv, "="); !hasKey(set, k) {
-			out = append(out, kv)
-		}
-	}
-	for k, v := range set {
-		out = append(out, k+"="+v)
-	}
-	return out
-}
-
-func hasKey(m map[string]string, k string) bool {
-	_, ok := m[k]
-	return ok
-}
-
-// pluginEscape escapes a file name for an Ex command argument.
-func pluginEscape(s string) string {
-	var b strings.Builder
-	for _, c := range s {
-		if strings.ContainsRune(" \t\n*?[{`$\\%#'\"|!<", c) {
-			b.WriteByte('\\')
-		}
-		b.WriteRune(c)
-	}
-	return b.String()
-}
-
-func pluginTail(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	return "…" + s[len(s)-n:]
 }
