@@ -322,23 +322,10 @@ func (s *Server) promptWithContext(a AskArgs) (string, error) {
 
 // selectText cuts an LSP range out of text.
 func selectText(text string, r protocol.Range) string {
-	off := func(p protocol.Position) int {
-		i := 0
-		for line := uint32(0); line < p.Line; line++ {
-			j := strings.IndexByte(text[i:], '\n')
-			if j < 0 {
-				return len(text)
-			}
-			i += j + 1
-		}
-		end := strings.IndexByte(text[i:], '\n')
-		lineText := text[i:]
-		if end >= 0 {
-			lineText = text[i : i+end]
-		}
-		return i + overlay.UTF16ToByte(strings.TrimSuffix(lineText, "\r"), int(p.Character))
+	pos := func(p protocol.Position) overlay.Position {
+		return overlay.Position{Line: p.Line, Character: p.Character}
 	}
-	a, b := off(r.Start), off(r.End)
+	a, b := overlay.Offset(text, pos(r.Start)), overlay.Offset(text, pos(r.End))
 	if b < a {
 		a, b = b, a
 	}

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unicode/utf8"
 
 	"github.com/agentls/agentls/agent"
 )
@@ -167,12 +168,10 @@ func firstLine(s string, max int) string {
 	}
 	if len(s) > max {
 		cut := max
-		for cut > 0 && !utf8RuneStart(s[cut]) {
+		for cut > 0 && !utf8.RuneStart(s[cut]) {
 			cut--
 		}
 		s = s[:cut] + "…"
 	}
 	return s
 }
-
-func utf8RuneStart(b byte) bool { return b&0xC0 != 0x80 }

@@ -197,10 +197,4 @@ func formatOutput(stdout, stderr string) string {
 	return b.String()
 }
 
-func abbreviateCommand(c string) string {
-	c = strings.TrimSpace(c)
-	if len(c) > 300 {
-		c = truncate(c, 300)
-	}
-	return c
-}
+func abbreviateCommand(c string) string { return truncate(strings.TrimSpace(c), 300) }

@@ -153,6 +153,18 @@ func (d *Doc) locate(p Position) (int, int) {
 	return int(p.Line), UTF16ToByte(content, int(p.Character))
 }
 
+// Offset returns the byte offset in text of an LSP position, clamped the
+// way the spec says (past the line's end: its end; past the last line:
+// the end of text). Line ends are those of didChange: "\n", "\r\n", "\r".
+func Offset(text string, p Position) int {
+	d := newDoc("", "", "", 0, text)
+	line, b := d.locate(p)
+	for _, l := range d.lines[:line] {
+		b += len(l)
+	}
+	return b
+}
+
 // UTF16ToByte returns the byte offset in s of the UTF-16 column col,
 // clamped to len(s). A column inside a surrogate pair rounds down to the
 // start of the character.

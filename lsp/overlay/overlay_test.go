@@ -242,3 +242,18 @@ func BenchmarkIncrementalChange(b *testing.B) {
 		}
 	})
 }
+
+func TestOffset(t *testing.T) {
+	text := "ab\r\nçd😀e\rlast"
+	for _, tc := range []struct {
+		p    Position
+		want int
+	}{
+		{Position{0, 0}, 0}, {Position{0, 9}, 2}, {Position{1, 1}, 6}, {Position{1, 4}, 11},
+		{Position{2, 2}, 15}, {Position{9, 0}, len(text)},
+	} {
+		if got := Offset(text, tc.p); got != tc.want {
+			t.Errorf("Offset(%+v) = %d, want %d", tc.p, got, tc.want)
+		}
+	}
+}
