@@ -165,10 +165,17 @@ func (securityInspector) Inspect(_ context.Context, in Inspection) ([]Finding, e
 		}
 		cmd = strings.Join(lines, "; ")
 	}
-	if cmd == "" {
-		return nil, nil
-	}
 	var out []Finding
+	for _, t := range in.Request.Deletes {
+		if why := Catastrophic(t, ""); why != "" {
+			out = append(out, Finding{Verdict: Deny, Key: "security:catastrophic_delete",
+				Message: fmt.Sprintf("security: deleting %s (critical risk): %s; agentls never runs this, run it yourself if you mean it", t, why)})
+			break
+		}
+	}
+	if cmd == "" {
+		return out, nil
+	}
 	for _, m := range scanCommand(cmd) {
 		f := Finding{Verdict: Ask, Key: "security:" + m.id,
 			Message: fmt.Sprintf("security: %s (%s risk): `%s`", m.desc, m.risk, m.excerpt)}

@@ -33,6 +33,12 @@ type Request struct {
 	// ("go test"); empty means the command is not grantable and no
 	// command-scoped allow rule can match it.
 	Fingerprint string `json:"fingerprint,omitempty"`
+	// NoGrant says why a shell command is not grantable; the question
+	// shows it ("not offered: …") instead of the grant choices.
+	NoGrant string `json:"no_grant,omitempty"`
+	// Deletes are the absolute, expanded files and folders the call deletes
+	// or moves away; the security inspector denies catastrophic ones.
+	Deletes []string `json:"deletes,omitempty"`
 	// Destinations are the outbound hosts, URLs and remotes the call names
 	// (tools/shell Verdict.Destinations), for the egress inspector.
 	Destinations []string `json:"destinations,omitempty"`

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/agentls/agentls/permission"
+	"github.com/agentls/agentls/tools/confine"
 	"github.com/agentls/agentls/tools/shell"
 )
 
@@ -82,52 +83,86 @@ func (t *BashTool) parse(call Call) (bashInput, string, error) {
 	return in, dir, nil
 }
 
-// Describe judges the command: blocked commands are hard-blocked, and a
-// call is read-only only when every command is on the safe list and every
-// file it reads lies inside the roots.
+// Describe judges the command: blocked commands are hard-blocked, a call
+// is read-only only when every command is on the safe list and every file
+// it reads lies inside the roots, and a call that is seen to write or
+// delete outside the roots is marked so (the gate blocks it).
 func (t *BashTool) Describe(_ context.Context, call Call) (permission.Request, error) {
-	in, dir, err := t.parse(call)
+	in, dir, v, err := t.judge(call)
 	if err != nil {
 		return permission.Request{}, err
 	}
-	v, err := shell.JudgeWith(in.Command, shell.JudgeOptions{Dir: dir, Home: t.env.home})
-	if err != nil {
-		return permission.Request{}, fmt.Errorf("bash: the command does not parse: %v; fix the shell syntax", err)
+	roots := confine.Roots(t.env.ws.Roots())
+	outside := func(list []string) []string {
+		var out []string
+		for _, p := range list {
+			if !confine.Inside(roots, dir, p) {
+				out = append(out, filepath.Clean(p))
+			}
+		}
+		return out
 	}
-	readOnly := v.ReadOnly && t.pathsInside(dir, v.Paths)
+	readsOut := outside(v.Reads)
+	writesOut := append(outside(v.Writes), outside(v.Deletes)...)
+	req := permission.Request{
+		Tool:         "bash",
+		Capability:   "shell.exec",
+		Action:       permission.ActionExecute,
+		ReadOnly:     v.ReadOnly && len(writesOut) == 0, // reads outside make it an ask, not a block
+		Paths:        []string{dir},
+		Blocked:      v.Blocked,
+		Fingerprint:  v.Fingerprint,
+		NoGrant:      v.NoGrant,
+		Command:      in.Command,
+		Argvs:        v.Commands,
+		Destinations: v.Destinations,
+	}
+	for _, d := range v.Deletes {
+		real, _ := confine.Resolve(dir, d)
+		req.Deletes = append(req.Deletes, real)
+	}
+	switch {
+	case len(writesOut) > 0:
+		req.OutsideRoots = true
+		req.Paths = append(req.Paths, writesOut...)
+	case v.ReadOnly && len(readsOut) > 0:
+		req.OutsideRoots = true // a read outside: asked, never granted
+		req.Paths = append(req.Paths, readsOut...)
+	}
+	if req.OutsideRoots || len(readsOut) > 0 {
+		req.Fingerprint = ""
+		req.NoGrant = "it reaches outside the workspace"
+	}
 	where := display(t.env.ws, dir)
 	if where == "." {
 		where = "the workspace"
 	}
-	return permission.Request{
-		Tool:         "bash",
-		Capability:   "shell.exec",
-		Action:       permission.ActionExecute,
-		ReadOnly:     readOnly,
-		Paths:        []string{dir},
-		Blocked:      v.Blocked,
-		Fingerprint:  v.Fingerprint,
-		Command:      in.Command,
-		Argvs:        v.Commands,
-		Destinations: v.Destinations,
-		Summary:      fmt.Sprintf("agentls wants to run `%s` in %s", abbreviateCommand(in.Command), where),
-	}, nil
+	req.Summary = fmt.Sprintf("agentls wants to run `%s` in %s", abbreviateCommand(in.Command), where)
+	return req, nil
 }
 
-// pathsInside reports whether every path a read-only command reads is
-// inside a root (globs are checked by their literal prefix).
-func (t *BashTool) pathsInside(dir string, paths []string) bool {
-	for _, p := range paths {
-		if i := strings.IndexAny(p, "*?["); i >= 0 {
-			p = filepath.Dir(p[:i] + "x")
-		}
-		if strings.HasPrefix(p, "~") {
-			return false
-		}
-		if !filepath.IsAbs(p) {
-			p = filepath.Join(dir, p)
-		}
-		if !t.env.ws.Inside(p) {
+// judge parses the call and judges its command as it will run: in its
+// folder, against the workspace roots, with the environment Run gives it.
+func (t *BashTool) judge(call Call) (bashInput, string, shell.Verdict, error) {
+	in, dir, err := t.parse(call)
+	if err != nil {
+		return in, "", shell.Verdict{}, err
+	}
+	v, err := shell.JudgeWith(in.Command, shell.JudgeOptions{Dir: dir, Home: t.env.home, Roots: t.env.ws.Roots()})
+	if err != nil {
+		return in, "", shell.Verdict{}, fmt.Errorf("bash: the command does not parse: %v; fix the shell syntax", err)
+	}
+	return in, dir, v, nil
+}
+
+// readOnlyRun reports whether a judged command may run as read-only: then
+// the runner holds every program it starts to that.
+func readOnlyRun(v shell.Verdict, roots []string, dir string) bool {
+	if !v.ReadOnly {
+		return false
+	}
+	for _, p := range v.Reads {
+		if !confine.Inside(roots, dir, p) {
 			return false
 		}
 	}
@@ -136,11 +171,12 @@ func (t *BashTool) pathsInside(dir string, paths []string) bool {
 
 // Run executes the command.
 func (t *BashTool) Run(ctx context.Context, call Call) (Result, error) {
-	in, dir, err := t.parse(call)
+	in, dir, v, err := t.judge(call)
 	if err != nil {
 		return Errorf("%v", err), nil
 	}
-	opts := shell.Options{Dir: dir}
+	roots := t.env.ws.Roots()
+	opts := shell.Options{Dir: dir, Roots: roots, ReadOnly: readOnlyRun(v, confine.Roots(roots), dir)}
 	if in.RunInBackground {
 		id, err := t.env.jobs.Start(ctx, in.Command, opts)
 		if err != nil {

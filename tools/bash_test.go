@@ -32,14 +32,17 @@ func TestBashDescribe(t *testing.T) {
 	tests := []struct {
 		cmd, dir    string
 		readOnly    bool
+		outside     bool
 		blocked     bool
 		fingerprint string
 		errText     string
 	}{
 		{cmd: "ls -la", readOnly: true, fingerprint: "ls"},
 		{cmd: "cat a.txt", readOnly: true, fingerprint: "cat"},
-		{cmd: "cat /etc/passwd", readOnly: false, fingerprint: "cat"},
-		{cmd: "cat ../../outside", readOnly: false, fingerprint: "cat"},
+		{cmd: "cat /etc/passwd", readOnly: true, outside: true},    // a read outside: asked, never granted
+		{cmd: "cat ../../outside", readOnly: true, outside: true},
+		{cmd: "cp a.txt /tmp/elsewhere.txt", outside: true},       // a write outside: blocked in every mode
+		{cmd: "echo x > ../escape.txt", outside: true},
 		{cmd: "git status", readOnly: true, fingerprint: "git status"},
 		{cmd: "go test ./...", fingerprint: "go test"},
 		{cmd: "rm -rf build"},
@@ -64,8 +67,8 @@ func TestBashDescribe(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if req.ReadOnly != tt.readOnly || (req.Blocked != "") != tt.blocked || req.Fingerprint != tt.fingerprint {
-				t.Errorf("req = readOnly %v blocked %q fingerprint %q; want %v %v %q", req.ReadOnly, req.Blocked, req.Fingerprint, tt.readOnly, tt.blocked, tt.fingerprint)
+			if req.ReadOnly != tt.readOnly || req.OutsideRoots != tt.outside || (req.Blocked != "") != tt.blocked || req.Fingerprint != tt.fingerprint {
+				t.Errorf("req = readOnly %v outside %v blocked %q fingerprint %q; want %v %v %v %q", req.ReadOnly, req.OutsideRoots, req.Blocked, req.Fingerprint, tt.readOnly, tt.outside, tt.blocked, tt.fingerprint)
 			}
 			if req.Capability != "shell.exec" || !strings.Contains(req.Summary, "`"+strings.TrimSpace(tt.cmd)+"`") {
 				t.Errorf("capability %q summary %q", req.Capability, req.Summary)

@@ -4,6 +4,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 )
 
 // goExecFlag returns the go build flag among words that makes go run a
@@ -26,7 +27,8 @@ func goExecFlag(words []string) string {
 }
 
 // goCmd judges the go command: go install and build flags that run another
-// program are blocked; go version and go env (without -w/-u) are read-only.
+// program are blocked; go version, go env (without -w/-u) and go doc are
+// read-only when every flag is known.
 func (c *checker) goCmd(r *report, a []arg) bool {
 	if len(a) < 2 || !a[1].known() {
 		return false
@@ -46,27 +48,105 @@ func (c *checker) goCmd(r *report, a []arg) bool {
 					r.block("%q is not allowed: %s", "go env -w "+k, why)
 				}
 			}
-			return false
 		}
-		return allKnown(a)
-	case "version":
-		p := parseOpts(a[2:], optSpec{})
-		for _, o := range p.operands {
-			if !c.pathOperand(r, o, true) {
-				return false
-			}
-		}
-		return allKnown(a)
 	}
 	if f := goExecFlag(words); f != "" {
 		r.block("%q is not allowed: it makes go run an arbitrary program", "go "+sub+" "+f)
 	}
+	c.goWrites(r, a[1:])
 	if v, ok := c.setEnv("GOFLAGS"); ok {
 		if f := goExecFlag(strings.Fields(v)); f != "" {
 			r.block("%q is not allowed: GOFLAGS contains %s, which makes go run an arbitrary program", "go "+sub, f)
 		}
 	}
-	return false
+	t, ok := goReadOnly()[sub]
+	if !ok || !allKnown(a) {
+		return false
+	}
+	cl := t.opts.parseLine(words)
+	var e effects
+	if cl.unknown != "" {
+		e.not("go %s: flag %s is not one agentls knows to be safe", sub, cl.unknown)
+	}
+	for _, o := range cl.opts {
+		if o.def.eff != effSafe {
+			e.not("go %s %s %s", sub, o.name, o.def.eff)
+		}
+	}
+	for _, o := range cl.operands {
+		if t.paths == gitPathsAll || (t.paths == gitPathsAny && c.pathLike(o)) {
+			e.read(o)
+		}
+	}
+	c.record(r, e)
+	return e.why == ""
+}
+
+// goWrites records the files and folders go flags write (-o, profiles,
+// -outputdir) and the folder -C runs it in.
+func (c *checker) goWrites(r *report, words []arg) {
+	for k := 0; k < len(words); k++ {
+		w := words[k]
+		if !w.known() {
+			continue
+		}
+		name, val, has := strings.Cut(strings.TrimLeft(w.val, "-"), "=")
+		if !strings.HasPrefix(w.val, "-") || w.val == "-args" || w.val == "--args" {
+			if w.val == "-args" || w.val == "--args" {
+				return // the rest goes to the test binary
+			}
+			continue
+		}
+		switch name {
+		case "o", "coverprofile", "cpuprofile", "memprofile", "blockprofile", "mutexprofile", "trace",
+			"outputdir", "pkgdir", "C", "test.coverprofile", "test.cpuprofile", "test.outputdir":
+			if !has && k+1 < len(words) && words[k+1].known() {
+				k++
+				val, has = words[k].val, true
+			}
+			if has {
+				c.addPath(r, &r.writes, val)
+			}
+		}
+	}
+}
+
+// goReadOnly are the go subcommands that only print, with their flags.
+var goReadOnly = sync.OnceValue(func() map[string]gitSubcommand {
+	return map[string]gitSubcommand{
+		"version": {paths: gitPathsAll, opts: optionTable(styleGoAny, "-m\n-v\n-json")},
+		"env":     {paths: gitPathsNone, opts: optionTable(styleGoAny, "-json\n-changed\n-w >change\n-u >change")},
+		"doc":     {paths: gitPathsAny, opts: optionTable(styleGoAny, "-all\n-c\n-cmd\n-short\n-src\n-u\n-http >change")},
+		"help":    {paths: gitPathsNone, opts: optionTable(styleGoAny, "")},
+	}
+})
+
+// gofmt judges gofmt: it prints unless -w rewrites the files.
+func (c *checker) gofmt(r *report, a []arg) bool {
+	if !allKnown(a) {
+		return false
+	}
+	t := optionTable(styleGo, "-l\n-d\n-e\n-s\n-r=\n-w >write\n-cpuprofile= >write\n-comments")
+	cl := t.parseLine(vals(a[1:]))
+	var e effects
+	if cl.unknown != "" {
+		e.not("gofmt: flag %s is not one agentls knows to be safe", cl.unknown)
+	}
+	inPlace := cl.has("-w")
+	for _, o := range cl.opts {
+		if o.def.eff == effWrite {
+			e.not("gofmt %s writes files", o.name)
+			e.write(o.val)
+		}
+	}
+	for _, o := range cl.operands {
+		e.read(o)
+		if inPlace {
+			e.write(o)
+		}
+	}
+	c.record(r, e)
+	return e.why == ""
 }
 
 // truthy reports whether an environment value turns an option on.
@@ -200,34 +280,9 @@ func (c *checker) blockRules(r *report, fam string, a []arg) {
 			r.block("%q is not allowed: it changes installed software", "nix profile")
 		}
 	case "rm", "rmdir", "unlink", "chown", "chmod", "chgrp", "chattr", "chflags", "touch", "truncate",
-		"shred", "mkdir", "tee", "mv", "setfacl", "mknod", "mkfifo":
-		p := parseOpts(words, writeSpec(fam))
-		targets := p.operands
-		if t, ok := p.get("-t", "--target-directory"); ok && fam == "mv" {
-			targets = append(targets, arg{val: t, lit: true})
-		}
-		c.checkWrites(r, fam, targets)
-	case "cp", "ln", "install", "rsync":
-		p := parseOpts(words, writeSpec(fam))
-		if fam == "rsync" {
-			for _, o := range p.operands {
-				if h := remoteHost(o.val); h != "" {
-					r.block("%q is not allowed: it copies over the network (%s)", "rsync", h)
-					return
-				}
-			}
-		}
-		if t, ok := p.get("-t", "--target-directory"); ok && fam != "rsync" {
-			c.checkWrites(r, fam, []arg{{val: t, lit: true}})
-		} else if len(p.operands) >= 2 {
-			c.checkWrites(r, fam, p.operands[len(p.operands)-1:])
-		}
-	case "dd":
-		for _, w := range words {
-			if t, ok := strings.CutPrefix(w.val, "of="); ok && w.lit {
-				c.checkWrites(r, "dd", []arg{{val: t, lit: true, glob: w.glob, tilde: strings.HasPrefix(t, "~")}})
-			}
-		}
+		"shred", "mkdir", "tee", "mv", "setfacl", "mknod", "mkfifo", "cp", "ln", "install", "rsync", "dd",
+		"tar", "gtar", "bsdtar", "unzip":
+		c.fileTargets(r, fam, words)
 	case "sysctl":
 		for _, w := range words {
 			if w.val == "-w" || w.val == "-p" || w.val == "--write" || w.val == "--load" || w.val == "--system" ||

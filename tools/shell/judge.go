@@ -20,36 +20,51 @@ package shell
 
 import (
 	"fmt"
+	"os"
 	"path"
 	"path/filepath"
 	"slices"
 	"strings"
 
+	"github.com/agentls/agentls/tools/confine"
+	"mvdan.cc/sh/v3/expand"
 	"mvdan.cc/sh/v3/syntax"
 )
 
 // Verdict is the judge's opinion of a whole command line.
 type Verdict struct {
-	// ReadOnly: every command is on the safe list with safe arguments, so
-	// the command may run without asking (after the caller checks Paths).
+	// ReadOnly: every command runs a trusted program (an interpreter
+	// builtin, or a bare name found through PATH outside the workspace)
+	// with options all on its allow-list, so the command may run without
+	// asking once the caller has checked Reads.
 	ReadOnly bool
+	// NotReadOnly is the first reason the command is not read-only, for
+	// explanations ("" when ReadOnly, and for plain non-read-only
+	// programs such as make).
+	NotReadOnly string
 	// Blocked, when not empty, is why the command must never run; it names
 	// the offending command.
 	Blocked string
-	// Fingerprint is what "allow for this session" remembers: the program's
-	// basename plus its subcommand ("go test", "git commit"). Empty means
-	// the command cannot be granted for the session (pipelines, chains,
-	// redirections to files, assignments, shells, wrappers that hide what
-	// runs, commands whose name is computed at run time).
+	// Fingerprint is what "allow for this session" remembers: the program
+	// plus its subcommand ("go test", "git commit"). Empty means the
+	// command cannot be granted, and NoGrant says why.
 	Fingerprint string
+	// NoGrant is why no grant is offered ("" when Fingerprint is set).
+	NoGrant string
 	// Destinations are the outbound hosts, URLs and git remotes the command
 	// names, for an egress check. A git push/pull/fetch without an explicit
 	// remote is reported as DefaultGitRemote.
 	Destinations []string
-	// Paths are the files and directories read-only commands will read, as
-	// written (relative to the working directory; glob patterns kept). The
-	// caller must check them before honouring ReadOnly.
-	Paths []string
+	// Reads, Writes and Deletes are the files and folders the command
+	// reads, writes and deletes (or moves away), as far as its words tell:
+	// absolute, after expanding globs, ~ and variables as the interpreter
+	// will, with any ".." kept so that confine.Resolve applies it after the
+	// links it follows. Writes and Deletes are not complete (a program may
+	// write anything); the runner re-checks every command it executes.
+	Reads, Writes, Deletes []string
+	// Unplaced is set when a path could not be computed (a relative path
+	// after a cd to an unknown folder): such a command is not read-only.
+	Unplaced bool
 	// Commands are the argvs found, for display; words whose value is only
 	// known at run time are shown as written.
 	Commands [][]string
@@ -60,41 +75,83 @@ const DefaultGitRemote = "git:default-remote"
 
 // JudgeOptions gives the judge what it cannot know from the text alone.
 type JudgeOptions struct {
-	// Dir is the directory the command will run in (absolute). With it,
-	// relative paths are resolved for the system-path rules, and writes
-	// inside it are never treated as system changes even under /usr or /opt.
+	// Dir is the directory the command will run in (absolute). Without it
+	// no program can be resolved, nothing expands and nothing is
+	// read-only.
 	Dir string
 	// Home is the user's home directory; rm/chmod/chown/mv of the home
 	// directory itself are blocked. "~" is always treated as home.
 	Home string
+	// Roots are the workspace roots: a program found inside one is not a
+	// trusted system program, and paths are judged against them.
+	Roots []string
+	// Env is the environment the command will get (PATH for resolving
+	// programs, HOME and other variables for expansion); nil means the
+	// server's own environment, as Run uses.
+	Env []string
 }
 
 // Judge judges command with no knowledge of where it will run. A command
-// that does not parse is an error: the caller should ask or deny.
+// that does not parse is an error: the caller should ask or deny. Without
+// a working folder no program can be resolved, so nothing but builtins
+// is read-only: callers that honour ReadOnly use JudgeWith.
 func Judge(command string) (Verdict, error) {
 	return JudgeWith(command, JudgeOptions{})
 }
 
-// JudgeWith is Judge with the working directory and home known.
+// JudgeWith is Judge with the working directory, roots and environment
+// known.
 func JudgeWith(command string, o JudgeOptions) (Verdict, error) {
 	f, err := parse(command)
 	if err != nil {
 		return Verdict{}, fmt.Errorf("shell: parse command: %w", err)
 	}
-	c := &checker{mode: modeInterp, root: o.Dir, dir: o.Dir, home: o.Home, seen: new(int)}
+	c := newChecker(o)
+	c.vars = assignedVars(f)
 	r := &report{}
 	ro := c.file(r, f)
 	v := Verdict{
 		Blocked:      r.blocked,
-		ReadOnly:     ro && r.blocked == "",
+		ReadOnly:     ro && r.blocked == "" && !r.unplaced,
+		NotReadOnly:  r.why,
 		Destinations: r.dests,
-		Paths:        r.paths,
+		Reads:        r.reads,
+		Writes:       r.writes,
+		Deletes:      r.deletes,
+		Unplaced:     r.unplaced,
 		Commands:     r.cmds,
 	}
+	if v.ReadOnly {
+		v.NotReadOnly = ""
+	}
 	if r.blocked == "" {
-		v.Fingerprint = c.grant(f)
+		v.Fingerprint, v.NoGrant = newChecker(o).grant(f)
+	} else {
+		v.NoGrant = "the command is blocked"
 	}
 	return v, nil
+}
+
+// newChecker builds the static judge for options o.
+func newChecker(o JudgeOptions) *checker {
+	env := o.Env
+	if env == nil {
+		env = os.Environ()
+	}
+	base := map[string]string{}
+	for _, kv := range buildEnv(Options{Env: env}) {
+		k, v, _ := strings.Cut(kv, "=")
+		base[k] = v
+	}
+	if o.Home != "" {
+		base["HOME"] = o.Home
+	}
+	c := &checker{mode: modeInterp, root: o.Dir, dir: o.Dir, home: o.Home, seen: new(int),
+		roots: confine.Roots(o.Roots), base: base}
+	if o.Dir != "" {
+		c.lookPath = envLookPath(expand.ListEnviron(buildEnv(Options{Env: env})...))
+	}
+	return c
 }
 
 func parse(src string) (*syntax.File, error) {
@@ -144,6 +201,14 @@ type checker struct {
 	// not the user's own settings.
 	inherited map[string]string
 	seen      *int // nested scripts judged so far, shared across copies
+	// roots are the workspace roots, resolved (nil: unknown).
+	roots []string
+	// lookPath resolves bare program names (nil: they cannot be resolved).
+	lookPath lookPathFunc
+	// base is the environment words expand with (nil: no static expansion).
+	base map[string]string
+	// vars are the variables the script may set itself.
+	vars *scriptVars
 }
 
 // env looks a variable up: prefix assignments first, then the real
@@ -189,10 +254,15 @@ func (c *checker) withEnv(kv map[string]string) *checker {
 // report collects findings over a whole command line.
 type report struct {
 	blocked   string
-	paths     []string
+	why       string // first reason something is not read-only
+	reads     []string
+	writes    []string
+	deletes   []string
+	unplaced  bool
 	dests     []string
 	cmds      [][]string
 	needStdin bool // a shell will read its script from stdin (runtime must look)
+	ro        bool // the run-time guard's verdict on one argv
 }
 
 func (r *report) block(format string, a ...any) {
@@ -201,9 +271,10 @@ func (r *report) block(format string, a ...any) {
 	}
 }
 
-func (r *report) path(p string) {
-	if !slices.Contains(r.paths, p) {
-		r.paths = append(r.paths, p)
+// note records why the command is not read-only (the first reason wins).
+func (r *report) note(why string) {
+	if r.why == "" {
+		r.why = why
 	}
 }
 
@@ -212,6 +283,52 @@ func (r *report) dest(d string) {
 		r.dests = append(r.dests, d)
 	}
 }
+
+// place makes p absolute against the checker's folder without cleaning it
+// (".." must apply after links); ok is false when the folder is unknown.
+func (c *checker) place(p string) (string, bool) {
+	if strings.HasPrefix(p, "~") || p == "" {
+		return "", false // unexpanded: the judge cannot know it
+	}
+	if filepath.IsAbs(p) {
+		return p, true
+	}
+	if c.dir == "" {
+		return "", false
+	}
+	return c.dir + string(filepath.Separator) + p, true
+}
+
+// addPath records one path in list, or marks the report unplaced.
+func (c *checker) addPath(r *report, list *[]string, p string) {
+	abs, ok := c.place(p)
+	if !ok {
+		r.unplaced = true
+		return
+	}
+	if !slices.Contains(*list, abs) {
+		*list = append(*list, abs)
+	}
+}
+
+// record copies a command's effects into the report.
+func (c *checker) record(r *report, e effects) {
+	for _, p := range e.reads {
+		c.addPath(r, &r.reads, p)
+	}
+	for _, p := range e.writes {
+		c.addPath(r, &r.writes, p)
+	}
+	for _, p := range e.deletes {
+		c.addPath(r, &r.deletes, p)
+	}
+	if e.why != "" {
+		r.note(e.why)
+	}
+}
+
+// path records a file a command reads.
+func (r *report) path(c *checker, p string) { c.addPath(r, &r.reads, p) }
 
 // file judges every node of a parsed script and reports whether all of it
 // is read-only.
@@ -328,9 +445,15 @@ func (c *checker) call(r *report, ce *syntax.CallExpr, st *syntax.Stmt) bool {
 	if len(ce.Args) == 0 {
 		return false
 	}
-	var args []arg
-	for _, w := range ce.Args {
-		args = append(args, wordArgs(w)...)
+	args, expanded := c.expandArgs(ce.Args)
+	if !expanded {
+		args = nil
+		for _, w := range ce.Args {
+			args = append(args, wordArgs(w)...)
+		}
+	}
+	if len(args) == 0 {
+		return ro // every word expanded to nothing: the interpreter runs nothing
 	}
 	r.cmds = append(r.cmds, vals(args))
 	if !c.withEnv(kv).argv(r, args, stdinScript(st)) {
@@ -382,6 +505,9 @@ func (c *checker) redirect(r *report, rd *syntax.Redirect) bool {
 		return true
 	}
 	t := wordArg(rd.Word)
+	if fields, ok := c.expandArgs([]*syntax.Word{rd.Word}); ok && len(fields) == 1 {
+		t = fields[0] // ~, $HOME and a glob with one match, as the interpreter opens it
+	}
 	switch rd.Op {
 	case syntax.DplIn, syntax.DplOut:
 		if t.lit && (allDigits(t.val) || t.val == "-") {
@@ -392,7 +518,7 @@ func (c *checker) redirect(r *report, rd *syntax.Redirect) bool {
 		}
 	case syntax.RdrIn:
 		if t.known() {
-			r.path(t.val)
+			r.path(c, t.val)
 			return true
 		}
 		return false
@@ -407,6 +533,10 @@ func (c *checker) redirect(r *report, rd *syntax.Redirect) bool {
 	if why := c.writeWhy(t.val, t.glob, t.tilde); why != "" {
 		r.block("redirection to %s is not allowed: %s", t.val, why)
 	}
+	if t.known() {
+		c.addPath(r, &r.writes, t.val)
+	}
+	r.note("a redirection writes " + t.val)
 	return false
 }
 
@@ -476,5 +606,11 @@ func (c *checker) script(r *report, src, what string, m mode) bool {
 	}
 	cc := *c
 	cc.mode, cc.depth, cc.subst, cc.appends, cc.overlay = m, c.depth+1, "", false, nil
+	cc.vars = assignedVars(f)
+	if m != modeInterp {
+		// Another shell expands these words (bash's globs match "..", for
+		// one); the guard never sees its argvs, so nothing is assumed.
+		cc.base = nil
+	}
 	return cc.file(r, f)
 }

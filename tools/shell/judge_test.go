@@ -1,6 +1,7 @@
 package shell
 
 import (
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -26,9 +27,9 @@ var judgeTable = []judgeCase{
 	{"pwd", true, "", "pwd"},
 	{"date", true, "", "date"},
 	{"date +%s", true, "", "date"},
-	{`date -s "2020-01-01"`, false, "", "date"}, // sets the clock
+	{`date -s "2020-01-01"`, false, "", "date -s 2020-01-01"}, // sets the clock
 	{"echo hello world", true, "", "echo"},
-	{"echo $HOME", true, "", "echo"},
+	{"echo $HOME", true, "", ""},
 	{`echo "hello; rm -rf /"`, true, "", "echo"}, // chain characters inside quotes are data
 	{"cat README.md", true, "", "cat"},
 	{"head -n 20 main.go", true, "", "head"},
@@ -41,22 +42,25 @@ var judgeTable = []judgeCase{
 	{"grep curl notes.txt", true, "", "grep"}, // a word, not a command
 	{"uname -a", true, "", "uname"},
 	{"ps aux", true, "", "ps"},
-	{"ps eww", false, "", "ps"}, // BSD e prints other processes' environments
+	{"ps eww", false, "", "ps eww"}, // BSD e prints other processes' environments
 	{"tr a-z A-Z", true, "", "tr"},
 	{":", true, "", ":"},
 	{"", true, "", ""},
 	{"# only a comment", true, "", ""},
 	{"git status # && rm -rf /", true, "", "git status"},
 	{"hostname", true, "", "hostname"},
-	{"hostname newname", false, "", "hostname"},
+	{"hostname newname", false, "", "hostname newname"},
 	{"hostname -f", true, "", "hostname"},
-	{"ln -s /usr/bin/python3 python", false, "", "ln"},
-	{"ln -s /usr/bin/python3", false, "", "ln"}, // the link goes in the working directory
+	{"ln -s /usr/bin/python3 python", false, "", ""},
+	{"ln -s /usr/bin/python3", false, "", ""}, // the link goes in the working directory
 	{"ln -sf x /usr/local/bin/x", false, "system path", ""},
-	{"./init --force", false, "", "./init"},
-	{"cat /etc/passwd", true, "", "cat"}, // read-only; the caller checks Paths
-	{"cat ~/.ssh/id_rsa", false, "", "cat"},
-	{"cat .*/secret", false, "", "cat"}, // .* can match ..
+	{"./init --force", false, "", "./init --force"},
+	{"cat /etc/passwd", false, "", ""}, // read-only, but outside: asked, never granted
+	{"cat ~/.ssh/id_rsa", false, "", ""},
+	{"cat ./*/../../outside/secret.txt", false, "", ""}, // the glob climbs out after matching
+	{"ls s*/../..", false, "", ""},
+	{"cat linkout/secret.txt", false, "", ""}, // a link inside leads outside
+	{"cat .*/secret", true, "", "cat"}, // expanded as the interpreter does: .* never matches ..
 	{"cat < input.txt", true, "", "cat"},
 	{"cat <<EOF\nhello\nEOF", true, "", "cat"},
 	{"ls 2>/dev/null", true, "", "ls"},
@@ -64,11 +68,11 @@ var judgeTable = []judgeCase{
 	{"ls >& /dev/null", true, "", "ls"},
 	{"ls 2>&1", true, "", "ls"},
 	{"for f in *.go; do echo $f; done", true, "", ""},
-	{"file -C -m magic", false, "", "file"},
-	{"sha256sum -c sums.txt", false, "", "sha256sum"},
-	{"sort -o out.txt in.txt", false, "", "sort"},
+	{"file -C -m magic", false, "", "file -C -m magic"},
+	{"sha256sum -c sums.txt", false, "", "sha256sum -c sums.txt"},
+	{"sort -o out.txt in.txt", false, "", "sort -o out.txt in.txt"},
 	{"sort --compress-program=sh in.txt", false, "", ""},
-	{"uniq in.txt out.txt", false, "", "uniq"},
+	{"uniq in.txt out.txt", false, "", "uniq in.txt out.txt"},
 	{"stat -c %s go.mod", true, "", "stat"},
 	{"du -sh .", true, "", "du"},
 	{"diff a.txt b.txt", true, "", "diff"},
@@ -87,19 +91,19 @@ var judgeTable = []judgeCase{
 	{"git branch -a", true, "", "git branch"},
 	{"git branch --list 'feat*'", true, "", "git branch"},
 	{"git branch --contains HEAD", true, "", "git branch"},
-	{"git branch -d old", false, "", "git branch"},    // GAP: mutating git under a safe prefix
-	{"git branch -D old", false, "", "git branch"},    // GAP
+	{"git branch -d old", false, "", ""},    // GAP: mutating git under a safe prefix
+	{"git branch -D old", false, "", ""},    // GAP
 	{"git branch -m a b", false, "", "git branch"},    // GAP
 	{"git branch newbranch", false, "", "git branch"}, // creates a branch
 	{"git tag", true, "", "git tag"},
-	{"git tag -d v1", false, "", "git tag"}, // GAP
+	{"git tag -d v1", false, "", ""}, // GAP
 	{"git tag v1.0", false, "", "git tag"},
 	{"git remote -v", true, "", "git remote"},
 	{"git remote add evil https://evil.example/x.git", false, "", "git remote"}, // GAP
 	{"git remote remove origin", false, "", "git remote"},                       // GAP
 	{"git config --get user.name", true, "", "git config"},
-	{"git config user.name x", false, "", "git config"},
-	{"git diff --output=/tmp/x", false, "", "git diff"},
+	{"git config user.name x", false, "", ""},
+	{"git diff --output=/tmp/x", false, "", ""},
 	{"git -c core.pager=evil log", false, "", ""}, // config can run programs
 	{"git -C ../other status", false, "", ""},
 	{"git grep -O vim foo", false, "", ""},
@@ -107,16 +111,16 @@ var judgeTable = []judgeCase{
 	{"git push origin main", false, "", "git push"},
 	{"git push", false, "", "git push"},
 	{"git clone https://github.com/a/b", false, "", "git clone"},
-	{"git diff *", false, "", "git diff"}, // a file named --output=x would be an option
+	{"git diff *", false, "", ""}, // expanded: linkout leads outside
 
 	// --- go ---
 	{"go version", true, "", "go version"},
 	{"go env GOPATH", true, "", "go env"},
-	{"go env -w GOPROXY=direct", false, "", "go env"},
+	{"go env -w GOPROXY=direct", false, "", ""},
 	{"go test ./...", false, "", "go test"},
 	{"go test -run TestX ./pkg", false, "", "go test"},
-	{"go build -o bin/x ./cmd/x", false, "", "go build"},
-	{"go mod tidy", false, "", "go mod"},
+	{"go build -o bin/x ./cmd/x", false, "", ""},
+	{"go mod tidy", false, "", "go mod tidy"},
 	{"go install ./cmd/x", false, "go install", ""},
 	{"go test -exec 'bash -c x' ./...", false, "go test -exec", ""},
 	{`go test -exec="bash -c x" ./...`, false, "go test -exec", ""},
@@ -131,13 +135,13 @@ var judgeTable = []judgeCase{
 
 	// --- grep, rg, find ---
 	{"grep -rn TODO .", true, "", "grep"},
-	{"grep -f /etc/shadow x file", true, "", "grep"},
+	{"grep -f /etc/shadow x file", false, "", ""},
 	{"rg TODO", true, "", "rg"},
 	{"rg TODO src/*", true, "", "rg"},
 	{"rg --pre cat TODO", false, "", ""},
 	{"rg --pre=cat TODO", false, "", ""},
 	{"rg --hostname-bin=/bin/sh x", false, "", ""},
-	{"rg foo *", false, "", "rg"}, // *, expanded, may start with --pre=
+	{"rg foo *", false, "", ""}, // expanded: linkout leads outside
 	{"find . -name '*.go'", true, "", "find"},
 	{"find . -name '*.go' -exec rm {} \\;", false, "", ""},
 	{"find . -delete", false, "", ""},
@@ -168,22 +172,22 @@ var judgeTable = []judgeCase{
 	{"env rm -rf x", false, "", ""},        // GAP: wrapper runs anything
 	{"env FOO=1 make", false, "", ""},      // assignments change what runs
 	{"nice -n 10 ls", false, "", "ls"},     // GAP: wrappers are never read-only
-	{"nohup ls", false, "", "ls"},          // GAP
+	{"nohup ls", false, "", ""},          // GAP
 	{"time ls", false, "", "ls"},           // GAP
 	{"timeout 5 ls", false, "", "ls"},      // GAP
-	{"kill 1234", false, "", "kill"},       // GAP: kill is not read-only
-	{"killall node", false, "", "killall"}, // GAP
+	{"kill 1234", false, "", "kill 1234"},       // GAP: kill is not read-only
+	{"killall node", false, "", "killall node"}, // GAP
 	{"PATH=/tmp/evil ls", false, "", ""},   // any assignment prefix
 	{"LD_PRELOAD=/tmp/x.so ls", false, "", ""},
 	{"GIT_DIR=/other git log", false, "", ""},
 	{"x=1; echo $x", false, "", ""},
 	{"export FOO=bar", false, "", ""},
-	{"cd src && ls", false, "", ""},
+	{"cd src && ls", true, "", ""},
 	{"for PATH in /tmp; do ls; done", false, "", ""},
 	{"echo ${x:=y}", false, "", ""},
 	{"echo $((x=5))", false, "", ""},
-	{"printf -v PATH x", false, "", "printf"},
-	{"lsof -i", false, "", "lsof"}, // GAP: prefix match made lsof look like ls
+	{"printf -v PATH x", false, "", ""},
+	{"lsof -i", false, "", "lsof -i"}, // GAP: prefix match made lsof look like ls
 	{"ls-x", false, "", "ls-x"},    // GAP: ls-x matched the ls prefix
 
 	// --- GAP: block list matched literal argv[0] only ---
@@ -226,17 +230,17 @@ var judgeTable = []judgeCase{
 	{"pip install --break-system-packages x", false, "--break-system-packages", ""},
 	{"python3 -m pip install --user x", false, "--user", ""},
 	{"PIP_USER=1 pip install x", false, "--user", ""},
-	{"pip install -r requirements.txt", false, "", "pip install"},
+	{"pip install -r requirements.txt", false, "", "pip install -r requirements.txt"},
 	{"npm install -g typescript", false, "npm install --global", ""},
 	{"npm install ts -g", false, "--global", ""},
 	{"npm i -gD ts", false, "--global", ""}, // combined short flags
 	{"npm install --global ts", false, "--global", ""},
 	{"npm install --location=global ts", false, "--global", ""},
-	{"npm install typescript", false, "", "npm install"},
-	{"npm list -g", false, "", "npm list"},
+	{"npm install typescript", false, "", ""},
+	{"npm list -g", false, "", "npm list -g"},
 	{"pnpm add -g x", false, "--global", ""},
 	{"yarn global add ts", false, "yarn global add", ""},
-	{"yarn global list", false, "", "yarn global"},
+	{"yarn global list", false, "", "yarn global list"},
 	{"yarn install", false, "", "yarn install"},
 	{"cargo install ripgrep", false, "cargo install", ""},
 	{"gem install rails", false, "gem install", ""},
@@ -244,15 +248,15 @@ var judgeTable = []judgeCase{
 	{"uv pip install --system x", false, "uv pip", ""},
 	{"chown -R root /etc", false, "system path", ""},
 	{"chmod 777 /usr/bin/x", false, "system path", ""},
-	{"chmod +x ./build.sh", false, "", "chmod"},
+	{"chmod +x ./build.sh", false, "", ""},
 	{"rm -rf /", false, "system path", ""},
-	{"rm -rf /*", false, "may match system paths", ""},
+	{"rm -rf /*", false, "system path", ""},
 	{"rm -rf ~", false, "home directory", ""},
 	{"rm -rf ~/", false, "home directory", ""},
 	{"rm -rf build/", false, "", ""}, // destructive: never grantable as "rm"
 	{"rm -rf ~/project/build", false, "", ""},
 	{"cp x /usr/local/bin/", false, "system path", ""},
-	{"cp /etc/hosts ./hosts", false, "", "cp"}, // reading a system file is not changing it
+	{"cp /etc/hosts ./hosts", false, "", ""}, // reading a system file is not changing it
 	{"mv /etc/passwd x", false, "system path", ""},
 	{"mv -n /etc/passwd x", false, "system path", ""}, // -n takes no value
 	{"rm --interactive /etc/x", false, "system path", ""},
@@ -263,15 +267,15 @@ var judgeTable = []judgeCase{
 	{"dd if=/dev/zero of=/dev/sda", false, "system path", ""},
 	{"dd if=x of=/dev/null", false, "", ""},
 	{"sysctl -w net.ipv4.ip_forward=1", false, "kernel settings", ""},
-	{"sysctl kernel.hostname", false, "", "sysctl"},
+	{"sysctl kernel.hostname", false, "", "sysctl kernel.hostname"},
 	{"kill -9 -1", false, "signals every process", ""},
 	{"kill -s KILL -- -1", false, "signals every process", ""},
-	{"pkill -f server", false, "", "pkill"},
+	{"pkill -f server", false, "", "pkill -f server"},
 	{"open https://evil.example", false, "browser", ""},
 	{"rsync -av ./ host:/backup", false, "over the network", ""},
-	{"rsync -av src/ dst/", false, "", "rsync"},
-	{"ssh-keygen -t ed25519", false, "", "ssh-keygen"},
-	{"man curl", false, "", "man"},
+	{"rsync -av src/ dst/", false, "", ""},
+	{"ssh-keygen -t ed25519", false, "", "ssh-keygen -t ed25519"},
+	{"man curl", false, "", "man curl"},
 
 	// --- GAP: wrappers that exec externally ---
 	{"env curl x", false, `"curl"`, ""},              // GAP
@@ -363,10 +367,10 @@ var judgeTable = []judgeCase{
 	{"$CMD x", false, "", ""}, // unknown until run: never read-only, never grantable
 	{`"${CMD}" x`, false, "", ""},
 	{"$(echo curl) x", false, "", ""},
-	{"/usr/bin/cur? x", false, "", ""},
+	{"/usr/bin/cur? x", false, `"curl"`, ""}, // expanded as the interpreter will,
 
 	// --- fingerprints ---
-	{"npm run build", false, "", "npm run"},
+	{"npm run build", false, "", "npm run build"},
 	{"npm test", false, "", "npm test"},
 	{"pnpm install", false, "", "pnpm install"},
 	{"cargo build --release", false, "", "cargo build"},
@@ -376,10 +380,10 @@ var judgeTable = []judgeCase{
 	{"make -j8 test", false, "", "make test"},
 	{"make CC=curl test", false, "", ""},
 	{"docker ps", false, "", "docker ps"},
-	{"kubectl -n prod delete pod x", false, "", ""}, // -n could be read as taking "prod"
+	{"kubectl -n prod delete pod x", false, "", "kubectl -n prod delete pod x"}, // word for word
 	{"./gradlew build", false, "", "./gradlew build"},
 	{"/tmp/x/go test", false, "", "/tmp/x/go test"}, // not the "go test" grant
-	{"python script.py", false, "", "python"},
+	{"python scripts/gen.py", false, "", "python scripts/gen.py"},
 	{"python -c 'import os'", false, "", ""},
 	{"node -e 'x'", false, "", ""},
 	{"awk '{print $1}' f", false, "", ""},
@@ -392,14 +396,14 @@ var judgeTable = []judgeCase{
 	{"go test &", false, "", ""},
 	{"go test ./... | tee out", false, "", ""},
 	{"rm -rf build", false, "", ""},
-	{"rm build.log", false, "", "rm"},
+	{"rm build.log", false, "", ""},
 	{"git push --force origin main", false, "", ""},
 	{"git reset --hard HEAD~1", false, "", ""},
 	{"git clean -fdx", false, "", ""},
 	{"chmod -R 777 .", false, "", ""},
-	{"chmod +x run.sh", false, "", "chmod"},
+	{"chmod +x run.sh", false, "", ""},
 	{"npx prettier --write .", false, "", "npx prettier"},
-	{"sed -i s/a/b/ f", false, "", "sed"},
+	{"sed -i s/a/b/ f", false, "", "sed -i s/a/b/ f"},
 	{"tar -xzf x.tgz --to-command=sh", false, "", ""},
 }
 
@@ -407,19 +411,16 @@ func TestJudgeTable(t *testing.T) {
 	if len(judgeTable) < 150 {
 		t.Fatalf("table has %d rows, want at least 150", len(judgeTable))
 	}
+	fx := newFixture(t)
 	seen := map[string]bool{}
 	for _, tc := range judgeTable {
 		if seen[tc.cmd] {
 			t.Errorf("duplicate row %q", tc.cmd)
 		}
 		seen[tc.cmd] = true
-		v, err := Judge(tc.cmd)
-		if err != nil {
-			t.Errorf("Judge(%q): %v", tc.cmd, err)
-			continue
-		}
-		if v.ReadOnly != tc.ro {
-			t.Errorf("Judge(%q).ReadOnly = %v, want %v", tc.cmd, v.ReadOnly, tc.ro)
+		v := fx.judge(t, tc.cmd)
+		if got := fx.unasked(v); got != tc.ro {
+			t.Errorf("Judge(%q) runs unasked = %v, want %v (%s)", tc.cmd, got, tc.ro, v.NotReadOnly)
 		}
 		switch {
 		case tc.blocked == "" && v.Blocked != "":
@@ -428,7 +429,7 @@ func TestJudgeTable(t *testing.T) {
 			t.Errorf("Judge(%q).Blocked = %q, want it to contain %q", tc.cmd, v.Blocked, tc.blocked)
 		}
 		if v.Fingerprint != tc.fp {
-			t.Errorf("Judge(%q).Fingerprint = %q, want %q", tc.cmd, v.Fingerprint, tc.fp)
+			t.Errorf("Judge(%q).Fingerprint = %q, want %q (%s)", tc.cmd, v.Fingerprint, tc.fp, v.NoGrant)
 		}
 	}
 }
@@ -472,6 +473,7 @@ func TestJudgeDestinations(t *testing.T) {
 }
 
 func TestJudgePaths(t *testing.T) {
+	fx := newFixture(t)
 	for _, tc := range []struct {
 		cmd  string
 		want []string
@@ -483,16 +485,29 @@ func TestJudgePaths(t *testing.T) {
 		{"rg TODO src", []string{"src"}},
 		{"find /etc -name x", []string{"/etc"}},
 		{"wc -l < /etc/passwd", []string{"/etc/passwd"}},
-		{"head -n 5 *.go", []string{"*.go"}},
+		{"head -n 5 src/*.go", []string{"src/a.go", "src/b_test.go"}}, // expanded against the folder
 		{"cat a | head -1 b", []string{"a", "b"}},
 		{"diff -i a.txt /etc/shadow", []string{"a.txt", "/etc/shadow"}}, // -i takes no value
+		{"cd src && cat ../a.txt", []string{"src/../a.txt"}},
+		{"wc --files0=list.txt", []string{"list.txt"}},     // --files0-from, abbreviated
+		{"diff --from=/etc/passwd a.txt", []string{"/etc/passwd", "a.txt"}}, // --from-file
+		{"git blame --contents /etc/passwd main.go", []string{"/etc/passwd", "main.go"}},
+		{"git diff /outside/file README.md", []string{"/outside/file", "README.md"}},
 	} {
-		v, err := Judge(tc.cmd)
-		if err != nil {
-			t.Fatalf("Judge(%q): %v", tc.cmd, err)
+		v := fx.judge(t, tc.cmd)
+		var want []string
+		for _, p := range tc.want {
+			if !filepath.IsAbs(p) {
+				p = fx.ws + string(filepath.Separator) + strings.TrimPrefix(p, "./")
+			}
+			want = append(want, p)
 		}
-		if !slices.Equal(v.Paths, tc.want) {
-			t.Errorf("Judge(%q).Paths = %q, want %q", tc.cmd, v.Paths, tc.want)
+		got := make([]string, len(v.Reads))
+		for i, p := range v.Reads {
+			got[i] = strings.ReplaceAll(p, string(filepath.Separator)+"."+string(filepath.Separator), string(filepath.Separator))
+		}
+		if !slices.Equal(got, want) {
+			t.Errorf("Judge(%q).Reads = %q, want %q", tc.cmd, got, want)
 		}
 	}
 }

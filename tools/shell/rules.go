@@ -35,6 +35,9 @@ func (c *checker) argv(r *report, a []arg, in *string) bool {
 		return false
 	}
 	c.blockRules(r, fam, a)
+	if handled, ro := c.builtin(r, a); handled {
+		return ro
+	}
 
 	switch fam {
 	case "env":
@@ -46,7 +49,7 @@ func (c *checker) argv(r *report, a []arg, in *string) bool {
 	case "xargs":
 		return c.xargs(r, a, in)
 	case "find":
-		return c.find(r, a)
+		return c.find(r, a) && a0.val == "find" && c.trusted(r, "find")
 	case "eval":
 		return c.evalCode(r, a[1:], "eval")
 	case "trap":
@@ -61,9 +64,11 @@ func (c *checker) argv(r *report, a []arg, in *string) bool {
 	case "source", ".":
 		return c.sourced(r, a)
 	case "git":
-		return c.git(r, a)
+		return c.git(r, a) && a0.val == "git" && c.trusted(r, "git")
 	case "go":
-		return c.goCmd(r, a)
+		return c.goCmd(r, a) && a0.val == "go" && c.trusted(r, "go")
+	case "gofmt":
+		return c.gofmt(r, a) && a0.val == "gofmt" && c.trusted(r, "gofmt")
 	case "python":
 		if p, ok := pythonModule(a, "pip"); ok {
 			c.pip(r, p)
@@ -73,7 +78,7 @@ func (c *checker) argv(r *report, a []arg, in *string) bool {
 	if isShell(fam) {
 		return c.shell(r, fam, a, in)
 	}
-	return c.safe(r, fam, a)
+	return c.external(r, a)
 }
 
 // evalCode judges words that a shell builtin joins and runs as code.
@@ -404,7 +409,8 @@ func (c *checker) shellScript(r *report, s arg, what string) bool {
 }
 
 // find judges find's expression: -exec and friends run commands, -delete
-// and -fprint write.
+// deletes what it finds under its starting points, -fprint and -fls write.
+// Every predicate must be one find has; an unknown word is not read-only.
 func (c *checker) find(r *report, a []arg) bool {
 	ro := true
 	i := 1
@@ -420,19 +426,20 @@ func (c *checker) find(r *report, a []arg) bool {
 		}
 		break
 	}
-	starts := 0
+	var starts []arg
 	for ; i < len(a); i++ {
 		w := a[i]
 		if w.lit && !w.glob && (strings.HasPrefix(w.val, "-") || w.val == "(" || w.val == "!" || w.val == ")" || w.val == ",") {
 			break
 		}
-		if !c.pathOperand(r, w, false) {
+		if !c.pathOperand(r, w) {
 			ro = false
 		}
-		starts++
+		starts = append(starts, w)
 	}
-	if starts == 0 {
-		r.path(".")
+	if len(starts) == 0 {
+		starts = []arg{{val: ".", lit: true}}
+		r.path(c, ".")
 	}
 	for ; i < len(a); i++ {
 		w := a[i]
@@ -440,8 +447,8 @@ func (c *checker) find(r *report, a []arg) bool {
 			ro = false // an unknown word may be any predicate
 			continue
 		}
-		switch w.val {
-		case "-exec", "-execdir", "-ok", "-okdir":
+		switch v := w.val; {
+		case v == "-exec" || v == "-execdir" || v == "-ok" || v == "-okdir":
 			j := i + 1
 			for j < len(a) && !(a[j].lit && (a[j].val == ";" || a[j].val == "+")) {
 				j++
@@ -449,26 +456,64 @@ func (c *checker) find(r *report, a []arg) bool {
 			cc := *c
 			cc.subst = "{}"
 			cc.argv(r, a[i+1:j], nil)
+			if j > i+1 && a[i+1].known() && family(cmdName(a[i+1].val)) == "rm" {
+				c.targets(r, &r.deletes, starts)
+			}
 			ro = false
 			i = j
-		case "-delete", "-fprint", "-fprint0", "-fprintf", "-fls":
+		case v == "-delete":
+			c.targets(r, &r.deletes, starts)
+			r.note("find -delete deletes files")
 			ro = false
-		case "-files0-from":
+		case v == "-fprint" || v == "-fprint0" || v == "-fls" || v == "-fprintf":
 			if i+1 < len(a) {
-				i++
-				if !c.pathOperand(r, a[i], true) {
-					ro = false
-				}
+				c.targets(r, &r.writes, a[i+1:i+2])
 			}
-		case "-name", "-iname", "-path", "-ipath", "-wholename", "-iwholename", "-regex",
-			"-iregex", "-lname", "-ilname", "-newer", "-anewer", "-cnewer", "-perm", "-type",
-			"-xtype", "-user", "-group", "-size", "-mtime", "-atime", "-ctime", "-mmin",
-			"-amin", "-cmin", "-maxdepth", "-mindepth", "-printf", "-fstype", "-inum",
-			"-links", "-samefile", "-uid", "-gid", "-used", "-context", "-regextype":
+			r.note("find " + v + " writes a file")
+			ro = false
+			i++
+			if v == "-fprintf" {
+				i++
+			}
+		case v == "-files0-from":
+			r.note(listedFiles("find", v))
+			ro = false
+			i++
+		case findTakesValue(v):
 			i++ // the value is data, whatever it looks like
+		case findFlag(v):
+		default:
+			r.note("find: " + v + " is not a predicate agentls knows to be safe")
+			ro = false
 		}
 	}
 	return ro
+}
+
+// findTakesValue lists find's tests and options that take one value.
+func findTakesValue(v string) bool {
+	switch v {
+	case "-name", "-iname", "-path", "-ipath", "-wholename", "-iwholename", "-regex",
+		"-iregex", "-lname", "-ilname", "-newer", "-anewer", "-cnewer", "-perm", "-type",
+		"-xtype", "-user", "-group", "-size", "-mtime", "-atime", "-ctime", "-mmin",
+		"-amin", "-cmin", "-maxdepth", "-mindepth", "-printf", "-fstype", "-inum",
+		"-links", "-samefile", "-uid", "-gid", "-used", "-context", "-regextype":
+		return true
+	}
+	return strings.HasPrefix(v, "-newer") && len(v) == 8 // -newerXY reference
+}
+
+// findFlag lists find's operators, tests and actions that take no value
+// and change nothing.
+func findFlag(v string) bool {
+	switch v {
+	case "(", ")", "!", ",", "-a", "-and", "-o", "-or", "-not", "-true", "-false", "-empty",
+		"-executable", "-readable", "-writable", "-nouser", "-nogroup", "-print", "-print0",
+		"-ls", "-prune", "-quit", "-depth", "-d", "-mount", "-xdev", "-noleaf", "-ignore_readdir_race",
+		"-noignore_readdir_race", "-follow", "-daystart", "-warn", "-nowarn", "-help", "-version":
+		return true
+	}
+	return false
 }
 
 // simpleWords splits text the way a shell splits one simple command, if it

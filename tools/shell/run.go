@@ -12,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/agentls/agentls/tools/confine"
 	"mvdan.cc/sh/v3/expand"
 	"mvdan.cc/sh/v3/interp"
 	"mvdan.cc/sh/v3/syntax"
@@ -44,6 +45,15 @@ type Options struct {
 	// MaxOutput caps the bytes Run keeps per stream (head and tail are
 	// kept); 0 means DefaultMaxOutput.
 	MaxOutput int
+	// Roots are the workspace roots. Every file the command's programs are
+	// seen to write, delete or redirect into must lie inside one of them;
+	// nil means Dir alone.
+	Roots []string
+	// ReadOnly: the command was allowed without asking because the judge
+	// found it read-only. Every program it runs is judged again with its
+	// real arguments and must be read-only too, reading only inside the
+	// roots; redirections may not write.
+	ReadOnly bool
 	// Stdin is the command's standard input; nil means empty. A reader
 	// other than an *os.File is read until EOF or until the command ends,
 	// and never after Run returns (so a Read that blocks delays the
@@ -92,6 +102,7 @@ type session struct {
 	pid       int
 	env       []string          // the scrubbed base environment
 	inherited map[string]string // env as a map, for the checker
+	roots     []string          // resolved workspace roots
 }
 
 type stdinKey struct{}
@@ -115,6 +126,11 @@ func execute(ctx context.Context, command string, o Options, stdout, stderr io.W
 		return 2, false, fmt.Errorf("shell: parse command: %w", err)
 	}
 	s := &session{opts: o, grace: o.KillGrace, pid: os.Getpid(), env: buildEnv(o), inherited: map[string]string{}}
+	roots := o.Roots
+	if len(roots) == 0 {
+		roots = []string{o.Dir}
+	}
+	s.roots = confine.Roots(roots)
 	if s.grace <= 0 {
 		s.grace = DefaultKillGrace
 	}
@@ -217,18 +233,43 @@ func (s *session) call(ctx context.Context, args []string) ([]string, error) {
 	return args, nil
 }
 
-// open refuses writes to system paths, which a redirection could otherwise
-// do without any program reaching the exec guard.
+// open refuses writes to system paths and outside the workspace roots,
+// which a redirection could otherwise do without any program reaching the
+// exec guard; in a read-only run it refuses every write and every read
+// outside the roots.
 func (s *session) open(ctx context.Context, path string, flag int, perm os.FileMode) (io.ReadWriteCloser, error) {
-	if !s.opts.Unrestricted && flag&(os.O_WRONLY|os.O_RDWR|os.O_CREATE|os.O_TRUNC|os.O_APPEND) != 0 {
-		c := s.checker(interp.HandlerCtx(ctx))
-		if why := c.writeWhy(path, false, false); why != "" {
+	if !s.opts.Unrestricted && !deviceFile(path) {
+		hc := interp.HandlerCtx(ctx)
+		writes := flag&(os.O_WRONLY|os.O_RDWR|os.O_CREATE|os.O_TRUNC|os.O_APPEND) != 0
+		why := ""
+		switch {
+		case writes && s.opts.ReadOnly:
+			why = "this command was run without asking as read-only, so it may not write " + path
+		case writes:
+			if w := s.checker(hc).writeWhy(path, false, false); w != "" {
+				why = w
+			} else if !confine.Inside(s.roots, hc.Dir, path) {
+				why = path + " is outside the workspace; agentls writes only inside the workspace folders"
+			}
+		case s.opts.ReadOnly && !confine.Inside(s.roots, hc.Dir, path):
+			why = "this command was run without asking as read-only, so it may not read " + path + " outside the workspace"
+		}
+		if why != "" {
 			// A PathError makes the interpreter print it and fail the
 			// command with status 1, like any failed redirection.
 			return nil, &os.PathError{Op: "open", Path: path, Err: fmt.Errorf("agentls: blocked: %s", why)}
 		}
 	}
 	return interp.DefaultOpenHandler()(ctx, path, flag, perm)
+}
+
+// deviceFile reports the special files a redirection may always use.
+func deviceFile(p string) bool {
+	switch p {
+	case os.DevNull, "/dev/stdout", "/dev/stderr", "/dev/stdin", "/dev/tty", "/dev/zero":
+		return true
+	}
+	return strings.HasPrefix(p, "/dev/fd/")
 }
 
 // checker builds the run-time judge for the interpreter's current state.
@@ -247,6 +288,8 @@ func (s *session) checker(hc interp.HandlerContext) *checker {
 		selfPID:   s.pid,
 		seen:      new(int),
 		inherited: s.inherited,
+		roots:     s.roots,
+		lookPath:  envLookPath(env),
 	}
 }
 
@@ -274,12 +317,12 @@ func (s *session) guard(next interp.ExecHandlerFunc) interp.ExecHandlerFunc {
 		c := s.checker(hc)
 		argv := lits(args)
 		r := &report{}
-		c.argv(r, argv, nil)
+		r.ro = c.argv(r, argv, nil)
 		if r.blocked == "" {
 			// Judge what the kernel will really run for a #! script too.
 			if sb := shebangArgv(hc.Dir, argv); len(sb) != len(argv) {
 				argv = sb
-				c.argv(r, argv, nil)
+				r.ro = c.argv(r, argv, nil) && r.ro
 			}
 		}
 		if r.blocked == "" {
@@ -310,15 +353,18 @@ func (s *session) guard(next interp.ExecHandlerFunc) interp.ExecHandlerFunc {
 				r.block("%q reads a script from standard input too large to check", cmdName(args[0]))
 			} else {
 				text := string(data)
-				c.argv(r, argv, &text)
+				r.ro = c.argv(r, argv, &text)
 			}
 			ctx = context.WithValue(ctx, stdinKey{}, data)
+		}
+		if r.blocked == "" {
+			s.confine(r, c, argv, hc.Env.Get("HOME").String())
 		}
 		if r.blocked != "" {
 			fmt.Fprintf(hc.Stderr, "agentls: blocked: %s\n", r.blocked)
 			return interp.ExitStatus(1)
 		}
-		return next(ctx, args)
+		return next(withExtraEnv(ctx, s.readOnlyEnv(argv, r)), args)
 	}
 }
 
@@ -376,8 +422,12 @@ func (s *session) exec(interp.ExecHandlerFunc) interp.ExecHandlerFunc {
 		if data, ok := ctx.Value(stdinKey{}).([]byte); ok {
 			stdin = bytes.NewReader(data)
 		}
+		env := execEnv(hc.Env)
+		if extra, ok := ctx.Value(extraEnvKey{}).([]string); ok {
+			env = append(env, extra...)
+		}
 		code, err := runProcess(ctx, proc{
-			path: path, args: args, env: execEnv(hc.Env), dir: hc.Dir,
+			path: path, args: args, env: env, dir: hc.Dir,
 			stdin: stdin, stdout: hc.Stdout, stderr: hc.Stderr,
 		}, s.grace)
 		switch {
