@@ -39,9 +39,9 @@ func TestBashDescribe(t *testing.T) {
 	}{
 		{cmd: "ls -la", readOnly: true, fingerprint: "ls"},
 		{cmd: "cat a.txt", readOnly: true, fingerprint: "cat"},
-		{cmd: "cat /etc/passwd", readOnly: true, outside: true},    // a read outside: asked, never granted
+		{cmd: "cat /etc/passwd", readOnly: true, outside: true}, // a read outside: asked, never granted
 		{cmd: "cat ../../outside", readOnly: true, outside: true},
-		{cmd: "cp a.txt /tmp/elsewhere.txt", outside: true},       // a write outside: blocked in every mode
+		{cmd: "cp a.txt /tmp/elsewhere.txt", outside: true}, // a write outside: blocked in every mode
 		{cmd: "echo x > ../escape.txt", outside: true},
 		{cmd: "git status", readOnly: true, fingerprint: "git status"},
 		{cmd: "go test ./...", fingerprint: "go test"},

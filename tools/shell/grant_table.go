@@ -277,21 +277,21 @@ var grantSpecs = sync.OnceValue(func() map[string]grantSpec {
 			}
 			return nil, false
 		}},
-		"npm": {subs: 1, rest: false, check: npmGrantCheck, opts: npmOpts(npm)},
-		"pnpm": {subs: 1, check: npmGrantCheck, opts: npmOpts(npm)},
-		"yarn": {subs: 1, check: npmGrantCheck, opts: npmOpts(npm)},
-		"bun":  {subs: 1, check: npmGrantCheck, opts: npmOpts(npm)},
-		"npx":  {subs: 1, rest: true, opts: func(string) (*optTable, bool) { return gnu("-y --yes\n--no\n-q --quiet"), true }},
-		"make": {allSubs: true, check: makeGrantCheck, opts: func(string) (*optTable, bool) { return make, true }},
+		"npm":   {subs: 1, rest: false, check: npmGrantCheck, opts: npmOpts(npm)},
+		"pnpm":  {subs: 1, check: npmGrantCheck, opts: npmOpts(npm)},
+		"yarn":  {subs: 1, check: npmGrantCheck, opts: npmOpts(npm)},
+		"bun":   {subs: 1, check: npmGrantCheck, opts: npmOpts(npm)},
+		"npx":   {subs: 1, rest: true, opts: func(string) (*optTable, bool) { return gnu("-y --yes\n--no\n-q --quiet"), true }},
+		"make":  {allSubs: true, check: makeGrantCheck, opts: func(string) (*optTable, bool) { return make, true }},
 		"gmake": {allSubs: true, check: makeGrantCheck, opts: func(string) (*optTable, bool) { return make, true }},
 		"python": {rest: true, check: scriptGrantCheck, opts: func(string) (*optTable, bool) {
 			return python, true
 		}},
-		"node": {rest: true, check: scriptGrantCheck, opts: func(string) (*optTable, bool) { return node, true }},
+		"node":   {rest: true, check: scriptGrantCheck, opts: func(string) (*optTable, bool) { return node, true }},
 		"pytest": {rest: true, opts: func(string) (*optTable, bool) { return pytest, true }},
 		"mkdir":  {rest: true, opts: func(string) (*optTable, bool) { return mkdir, true }},
 		"touch":  {rest: true, opts: func(string) (*optTable, bool) { return touch, true }},
-		"git": {subs: 1, rest: true, check: gitGrantCheck, opts: gitGrantOpts},
+		"git":    {subs: 1, rest: true, check: gitGrantCheck, opts: gitGrantOpts},
 	}
 })
 

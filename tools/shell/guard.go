@@ -71,4 +71,3 @@ func (s *session) readOnlyEnv(argv []arg, r *report) []string {
 	}
 	return nil
 }
-

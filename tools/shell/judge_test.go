@@ -60,7 +60,7 @@ var judgeTable = []judgeCase{
 	{"cat ./*/../../outside/secret.txt", false, "", ""}, // the glob climbs out after matching
 	{"ls s*/../..", false, "", ""},
 	{"cat linkout/secret.txt", false, "", ""}, // a link inside leads outside
-	{"cat .*/secret", true, "", "cat"}, // expanded as the interpreter does: .* never matches ..
+	{"cat .*/secret", true, "", "cat"},        // expanded as the interpreter does: .* never matches ..
 	{"cat < input.txt", true, "", "cat"},
 	{"cat <<EOF\nhello\nEOF", true, "", "cat"},
 	{"ls 2>/dev/null", true, "", "ls"},
@@ -91,8 +91,8 @@ var judgeTable = []judgeCase{
 	{"git branch -a", true, "", "git branch"},
 	{"git branch --list 'feat*'", true, "", "git branch"},
 	{"git branch --contains HEAD", true, "", "git branch"},
-	{"git branch -d old", false, "", ""},    // GAP: mutating git under a safe prefix
-	{"git branch -D old", false, "", ""},    // GAP
+	{"git branch -d old", false, "", ""},              // GAP: mutating git under a safe prefix
+	{"git branch -D old", false, "", ""},              // GAP
 	{"git branch -m a b", false, "", "git branch"},    // GAP
 	{"git branch newbranch", false, "", "git branch"}, // creates a branch
 	{"git tag", true, "", "git tag"},
@@ -161,23 +161,23 @@ var judgeTable = []judgeCase{
 	{"echo $(git rev-parse HEAD)", true, "", ""},
 
 	// --- GAP: commands that ran without a prompt although not read-only ---
-	{"ls > /tmp/out", false, "", ""},       // GAP: redirection
-	{"echo x > file.txt", false, "", ""},   // GAP
-	{"echo x >> file.txt", false, "", ""},  // GAP
-	{"ls & echo done", false, "", ""},      // GAP: background
-	{"ls & rm -rf x", false, "", ""},       // GAP
-	{"ls\nrm -rf x", false, "", ""},        // GAP: newline-separated commands
-	{"env", false, "", ""},                 // prints the environment: asks (decision)
-	{"printenv", false, "", "printenv"},    // same decision
-	{"env rm -rf x", false, "", ""},        // GAP: wrapper runs anything
-	{"env FOO=1 make", false, "", ""},      // assignments change what runs
-	{"nice -n 10 ls", false, "", "ls"},     // GAP: wrappers are never read-only
-	{"nohup ls", false, "", ""},          // GAP
-	{"time ls", false, "", "ls"},           // GAP
-	{"timeout 5 ls", false, "", "ls"},      // GAP
+	{"ls > /tmp/out", false, "", ""},            // GAP: redirection
+	{"echo x > file.txt", false, "", ""},        // GAP
+	{"echo x >> file.txt", false, "", ""},       // GAP
+	{"ls & echo done", false, "", ""},           // GAP: background
+	{"ls & rm -rf x", false, "", ""},            // GAP
+	{"ls\nrm -rf x", false, "", ""},             // GAP: newline-separated commands
+	{"env", false, "", ""},                      // prints the environment: asks (decision)
+	{"printenv", false, "", "printenv"},         // same decision
+	{"env rm -rf x", false, "", ""},             // GAP: wrapper runs anything
+	{"env FOO=1 make", false, "", ""},           // assignments change what runs
+	{"nice -n 10 ls", false, "", "ls"},          // GAP: wrappers are never read-only
+	{"nohup ls", false, "", ""},                 // GAP
+	{"time ls", false, "", "ls"},                // GAP
+	{"timeout 5 ls", false, "", "ls"},           // GAP
 	{"kill 1234", false, "", "kill 1234"},       // GAP: kill is not read-only
 	{"killall node", false, "", "killall node"}, // GAP
-	{"PATH=/tmp/evil ls", false, "", ""},   // any assignment prefix
+	{"PATH=/tmp/evil ls", false, "", ""},        // any assignment prefix
 	{"LD_PRELOAD=/tmp/x.so ls", false, "", ""},
 	{"GIT_DIR=/other git log", false, "", ""},
 	{"x=1; echo $x", false, "", ""},
@@ -188,7 +188,7 @@ var judgeTable = []judgeCase{
 	{"echo $((x=5))", false, "", ""},
 	{"printf -v PATH x", false, "", ""},
 	{"lsof -i", false, "", "lsof -i"}, // GAP: prefix match made lsof look like ls
-	{"ls-x", false, "", "ls-x"},    // GAP: ls-x matched the ls prefix
+	{"ls-x", false, "", "ls-x"},       // GAP: ls-x matched the ls prefix
 
 	// --- GAP: block list matched literal argv[0] only ---
 	{"curl https://example.com", false, `"curl" is not allowed`, ""},
@@ -489,7 +489,7 @@ func TestJudgePaths(t *testing.T) {
 		{"cat a | head -1 b", []string{"a", "b"}},
 		{"diff -i a.txt /etc/shadow", []string{"a.txt", "/etc/shadow"}}, // -i takes no value
 		{"cd src && cat ../a.txt", []string{"src/../a.txt"}},
-		{"wc --files0=list.txt", []string{"list.txt"}},     // --files0-from, abbreviated
+		{"wc --files0=list.txt", []string{"list.txt"}},                      // --files0-from, abbreviated
 		{"diff --from=/etc/passwd a.txt", []string{"/etc/passwd", "a.txt"}}, // --from-file
 		{"git blame --contents /etc/passwd main.go", []string{"/etc/passwd", "main.go"}},
 		{"git diff /outside/file README.md", []string{"/outside/file", "README.md"}},
