@@ -58,7 +58,7 @@ func (g *Gate) question(r *Request, v verdict) Question {
 		q.Choices = append(q.Choices, Choice{Answer: AnswerAllowAlways, Title: "Always allow"})
 	}
 	if !session && r.NoGrant != "" && !v.noGrant {
-		q.Message += "\n(Allow for session not offered: " + r.NoGrant + ")"
+		q.Message += "\n(not offered: Allow for session — " + r.NoGrant + ")"
 	}
 	q.Choices = append(q.Choices, Choice{Answer: AnswerDeny, Title: "Deny"})
 	return q

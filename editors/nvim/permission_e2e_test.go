@@ -33,7 +33,7 @@ const (
 
 	permGrant   = `Allow "go test" this session`
 	permAsk1    = "agentls wants to run `" + permTest1 + "` in the workspace"
-	permAsk2    = "agentls wants to run `" + permRm + "` in the workspace"
+	permAsk2    = "agentls wants to run `" + permRm + "` in the workspace\n(not offered: Allow for session — rm is asked every time: a grant would cover any file)"
 	permDenied  = "agentls: turn ended: permission denied"
 	permNever   = "This text is never reached."
 	permActions = `Allow, ` + permGrant + `, Always allow, Deny`

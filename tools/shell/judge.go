@@ -606,11 +606,10 @@ func (c *checker) script(r *report, src, what string, m mode) bool {
 	}
 	cc := *c
 	cc.mode, cc.depth, cc.subst, cc.appends, cc.overlay = m, c.depth+1, "", false, nil
+	// Another shell runs this code: its words expand as ours do for what
+	// the judge relies on (~, variables, globs), and what it deletes or
+	// writes is judged on those targets, since the guard never sees its
+	// argvs. Nothing in it is ever read-only.
 	cc.vars = assignedVars(f)
-	if m != modeInterp {
-		// Another shell expands these words (bash's globs match "..", for
-		// one); the guard never sees its argvs, so nothing is assumed.
-		cc.base = nil
-	}
 	return cc.file(r, f)
 }

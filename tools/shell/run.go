@@ -290,7 +290,20 @@ func (s *session) checker(hc interp.HandlerContext) *checker {
 		inherited: s.inherited,
 		roots:     s.roots,
 		lookPath:  envLookPath(env),
+		base:      exported(env),
 	}
+}
+
+// exported lists the exported variables of the interpreter's environment,
+// which nested scripts' words expand with.
+func exported(env expand.Environ) map[string]string {
+	m := map[string]string{}
+	for name, vr := range env.Each {
+		if vr.Exported && vr.IsSet() && vr.Kind == expand.String {
+			m[name] = vr.String()
+		}
+	}
+	return m
 }
 
 // readScript reads at most maxScript+1 bytes of a script to judge it.
