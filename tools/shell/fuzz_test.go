@@ -38,16 +38,23 @@ func FuzzJudge(f *testing.F) {
 		f.Add(tc.cmd)
 	}
 	f.Add("a | b && c; d || (e) & f `g` $(h) <(i) >(j) <<EOF\n$(curl)\nEOF\n")
+	fx := newFixture(f)
 	f.Fuzz(func(t *testing.T, cmd string) {
 		if len(cmd) > 4096 {
 			return
 		}
-		v, err := Judge(cmd)
+		v, err := JudgeWith(cmd, fx.opts)
 		if err != nil {
 			return
 		}
 		if v.Blocked != "" && (v.ReadOnly || v.Fingerprint != "") {
 			t.Fatalf("Judge(%q): blocked %q yet ReadOnly=%v Fingerprint=%q", cmd, v.Blocked, v.ReadOnly, v.Fingerprint)
+		}
+		if v.ReadOnly && (len(v.Writes) > 0 || len(v.Deletes) > 0) {
+			t.Fatalf("Judge(%q) is read-only but writes %q and deletes %q", cmd, v.Writes, v.Deletes)
+		}
+		if v.Fingerprint == "" && v.NoGrant == "" {
+			t.Fatalf("Judge(%q): no fingerprint and no reason", cmd)
 		}
 		file, err := syntax.NewParser().Parse(strings.NewReader(cmd), "")
 		if err != nil {

@@ -58,7 +58,11 @@ func (c *checker) grant(f *syntax.File) (fp, why string) {
 	if !ok {
 		return "", "its words are only known when it runs"
 	}
-	return c.fingerprint(args)
+	fp, why = c.fingerprint(args)
+	if fp == "" && why == "" {
+		why = "it cannot be named for a grant"
+	}
+	return fp, why
 }
 
 // neverGranted are programs no grant may cover: each call can destroy or
@@ -82,7 +86,7 @@ func neverGranted(fam string, a []arg) string {
 // fingerprint names what an argv runs, for "allow for this session", or
 // says why it cannot be remembered.
 func (c *checker) fingerprint(a []arg) (string, string) {
-	if len(a) == 0 || !a[0].known() {
+	if len(a) == 0 || !a[0].known() || a[0].val == "" {
 		return "", "the program is only known when it runs"
 	}
 	fam := family(cmdName(a[0].val))
