@@ -24,12 +24,15 @@ const (
 // next use. Its methods take and return 1-based lines and columns counted
 // in Unicode code points.
 type Client struct {
-	m    *Manager
-	name string
-	root string
-	cfg  ServerConfig
-	argv []string
-	log  *slog.Logger
+	m      *Manager
+	name   string
+	root   string
+	folder string // the workspace folder holding root; its trust decides the form
+	cfg    ServerConfig
+	// builtin: a server agentls knows, which has a safe form.
+	builtin bool
+	argv    []string // resolved with the full PATH; prepare decides each start's
+	log     *slog.Logger
 
 	// sess is the current session (nil before the first start). It is
 	// read without mu so that status calls and write notifications never
@@ -49,15 +52,17 @@ type Client struct {
 	disk   map[string]diskEntry
 }
 
-func newClient(m *Manager, cfg ServerConfig, root string, argv []string) *Client {
+func newClient(m *Manager, e serverEntry, root, folder string, argv []string) *Client {
 	return &Client{
-		m:    m,
-		name: cfg.Name,
-		root: root,
-		cfg:  cfg,
-		argv: argv,
-		log:  m.log.With("lsp", cfg.Name, "root", root),
-		disk: map[string]diskEntry{},
+		m:       m,
+		name:    e.cfg.Name,
+		root:    root,
+		folder:  folder,
+		cfg:     e.cfg,
+		builtin: e.builtin,
+		argv:    argv,
+		log:     m.log.With("lsp", e.cfg.Name, "root", root),
+		disk:    map[string]diskEntry{},
 	}
 }
 
@@ -106,6 +111,12 @@ func (c *Client) live(ctx context.Context) (*session, error) {
 	if old != nil && old.alive() {
 		return old, nil
 	}
+	// An untrusted folder's refusal is not a crash: it does not count
+	// against the restarts.
+	l, err := c.m.prepare(c)
+	if err != nil {
+		return nil, err
+	}
 	if c.attempted {
 		now := time.Now()
 		kept := c.restarts[:0]
@@ -129,7 +140,7 @@ func (c *Client) live(ctx context.Context) (*session, error) {
 		c.log.Warn("restarting language server", "restart", len(c.restarts))
 	}
 	c.attempted = true
-	s, err := startSession(ctx, c)
+	s, err := startSession(ctx, c, l)
 	c.startErr = err
 	if err != nil {
 		return nil, err
@@ -190,12 +201,16 @@ func (c *Client) restart(ctx context.Context) error {
 	if c.closed {
 		return kindErrorf(ErrShutDown, "%s: language servers are shut down (agentls is exiting)", c.name)
 	}
+	l, err := c.m.prepare(c)
+	if err != nil {
+		return err
+	}
 	old := c.sess.Load()
 	if old != nil {
 		old.stop(ctx, c.m.grace)
 	}
 	c.restarts, c.attempted = nil, true
-	s, err := startSession(ctx, c)
+	s, err := startSession(ctx, c, l)
 	c.startErr = err
 	if err != nil {
 		return err
