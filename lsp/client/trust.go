@@ -254,14 +254,14 @@ func (m *Manager) askTrust(s *safeStart, started bool) {
 	go m.ask(req)
 }
 
-// Retrust restarts the running servers of a workspace folder whose trust
-// changed, so they start in the form the folder's trust now allows; a
-// server that could not start there starts on next use.
+// Retrust restarts the servers of a workspace folder whose trust changed
+// (also one still starting, once it has started, and one that could not
+// start there), so they run in the form the folder's trust now allows.
 func (m *Manager) Retrust(ctx context.Context, folder string) error {
 	folder = filepath.Clean(folder)
 	var errs []error
 	for _, c := range m.Clients() {
-		if c.folder != folder || c.current() == nil {
+		if c.folder != folder {
 			continue
 		}
 		if err := c.restart(ctx); err != nil {
