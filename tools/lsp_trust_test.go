@@ -1,0 +1,81 @@
+package tools
+
+// Untrusted means inert, through the lsp_* tools alone (agentls run, no
+// editor): a workspace whose node_modules/typescript/lib/tsserver.js
+// writes a marker runs the real typescript-language-server on the global
+// TypeScript until the folder is trusted; trusted, the repository's own
+// TypeScript runs.
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/agentls/agentls/lsp/client"
+)
+
+// tsMarkerWorkspace is a TypeScript project shipping a tsserver.js that
+// records in tsserver-ran that it ran, then hands over to the global one.
+func tsMarkerWorkspace(t *testing.T) map[string]string {
+	t.Helper()
+	requireProgram(t, "typescript-language-server")
+	requireProgram(t, "npm")
+	out, err := exec.Command("npm", "root", "-g").Output()
+	if err != nil {
+		t.Fatalf("npm root -g: %v", err)
+	}
+	global := filepath.Join(strings.TrimSpace(string(out)), "typescript", "lib", "tsserver.js")
+	if _, err := os.Stat(global); err != nil {
+		t.Fatalf("no global TypeScript at %s: install it with `%s`", global, lspServerHints["tsc"])
+	}
+	return map[string]string{
+		"tsconfig.json":                        `{"compilerOptions": {"strict": true, "noEmit": true, "target": "es2020", "module": "commonjs"}, "include": ["*.ts"]}` + "\n",
+		"hello.ts":                             "export function hello(name: string): string {\n  return \"hello \" + name;\n}\n",
+		"use.ts":                               "import { hello } from \"./hello\";\n\nexport const x: string = hello(42);\n",
+		"node_modules/typescript/package.json": `{"name": "typescript", "version": "5.9.3"}` + "\n",
+		"node_modules/typescript/lib/tsserver.js": "require('fs').appendFileSync(require('path').join(__dirname, '..', '..', '..', 'tsserver-ran'), 'ran\\n');\n" +
+			"require(" + strconv.Quote(global) + ");\n",
+	}
+}
+
+func TestLSPToolsUntrustedTypeScript(t *testing.T) {
+	t.Parallel()
+	files := tsMarkerWorkspace(t)
+	f := newLSPFixture(t, files, client.Config{})
+	wantIn(t, f.must("lsp_diagnostics", map[string]any{"file_path": "use.ts"}), "not assignable to parameter of type 'string'")
+	wantIn(t, f.must("lsp_definition", map[string]any{"file_path": "use.ts", "line": 3, "symbol": "hello"}), "hello.ts:1:17")
+	f.must("view", map[string]any{"file_path": "hello.ts"})
+	wantIn(t, f.must("edit", map[string]any{"file_path": "hello.ts", "old_string": "name: string", "new_string": "name: number"}), "Edited hello.ts")
+	if _, err := os.Stat(filepath.Join(f.root, "tsserver-ran")); err == nil {
+		t.Fatal("the workspace's tsserver.js ran while the folder was untrusted")
+	}
+
+	trusted := newLSPFixture(t, files, client.Config{Trusted: func(string) bool { return true }})
+	wantIn(t, trusted.must("lsp_diagnostics", map[string]any{"file_path": "use.ts"}), "not assignable to parameter of type 'string'")
+	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(50 * time.Millisecond) {
+		if _, err := os.Stat(filepath.Join(trusted.root, "tsserver-ran")); err == nil {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the trusted workspace's tsserver.js never ran: the test proves nothing")
+		}
+	}
+}
+
+// A server with no safe form says, through the tool, how to trust the
+// folder.
+func TestLSPToolsUntrustedServerWithoutSafeForm(t *testing.T) {
+	t.Parallel()
+	off := false
+	f := newLSPFixture(t, map[string]string{"a.zz": "x\n"}, client.Config{AutoLSP: &off,
+		Servers: map[string]client.ServerConfig{"zz": {Command: []string{"/bin/sh"}, Filetypes: []string{"zz"}}}})
+	res := f.call("lsp_references", map[string]any{"file_path": "a.zz", "line": 1, "column": 1})
+	wantIn(t, res.Content, "zz is not started in "+f.root, "agentls trust "+f.root, "lsp.zz.run_untrusted")
+	if !res.IsError {
+		t.Errorf("not an error: %+v", res)
+	}
+}
