@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/agentls/agentls/config"
+	"github.com/agentls/agentls/lsp/client"
 )
 
 // cli runs one command line with the environment the test set up.
@@ -118,5 +119,18 @@ func TestTrustCommands(t *testing.T) {
 	}
 	if data, _ := os.ReadFile(file); !bytes.Equal(data, broken) {
 		t.Errorf("a broken config was rewritten:\n%s", data)
+	}
+}
+
+// agentls run has nobody to ask: it says once per server and folder what
+// runs in its safe form and how to trust the folder.
+func TestTrustNoticeOnce(t *testing.T) {
+	var b bytes.Buffer
+	notice := trustNotice(&b)
+	r := client.TrustRequest{Folder: "/src/repo", Server: "typescript-language-server", Code: "this repository's TypeScript (node_modules/typescript/lib/tsserver.js)", Started: true, Meanwhile: "Until you do, it uses the TypeScript installed globally."}
+	notice(r)
+	notice(r)
+	if got := b.String(); strings.Count(got, "\n") != 1 || !strings.Contains(got, "agentls trust /src/repo") || !strings.Contains(got, "node_modules/typescript") {
+		t.Errorf("notice:\n%s", got)
 	}
 }
