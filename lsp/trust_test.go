@@ -19,6 +19,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/agentls/agentls/agent"
 	"github.com/agentls/agentls/config"
 	"github.com/agentls/agentls/lsp"
 	"github.com/agentls/agentls/lsp/fake"
@@ -28,37 +29,23 @@ import (
 // tsHint is how to install what the TypeScript tests need.
 const tsHint = "npm install -g typescript-language-server@5.3.0 typescript@5.9.3"
 
-// globalTSServer is the tsserver.js of the global typescript package
-// (`npm root -g`); the test fails with the install command without it.
-func globalTSServer(t *testing.T) string {
+// tsMarker copies the trust tests' TypeScript project into root: its
+// node_modules/typescript/lib/tsserver.js records in tsserver-ran that
+// it ran, then hands over to the global TypeScript. It fails with the
+// install command when typescript-language-server, node or npm is missing.
+func tsMarker(t *testing.T, root string) {
 	t.Helper()
 	for _, p := range []string{"typescript-language-server", "node", "npm"} {
 		if _, err := exec.LookPath(p); err != nil {
 			t.Fatalf("%s is not on PATH: install it with `%s`", p, tsHint)
 		}
 	}
-	out, err := exec.Command("npm", "root", "-g").Output()
-	if err != nil {
-		t.Fatalf("npm root -g: %v", err)
+	const src = "client/testdata/tsmarker"
+	if err := os.CopyFS(root, os.DirFS(src+"/project")); err != nil {
+		t.Fatal(err)
 	}
-	p := filepath.Join(strings.TrimSpace(string(out)), "typescript", "lib", "tsserver.js")
-	if _, err := os.Stat(p); err != nil {
-		t.Fatalf("no global TypeScript at %s: install it with `%s`", p, tsHint)
-	}
-	return p
-}
-
-// tsMarkerFiles is a TypeScript project shipping its own "TypeScript":
-// a tsserver.js that records that it ran in tsserver-ran, then hands
-// over to the real global tsserver so the project still works.
-func tsMarkerFiles(global string) map[string]string {
-	return map[string]string{
-		"tsconfig.json":                        `{"compilerOptions": {"strict": true, "noEmit": true, "target": "es2020", "module": "commonjs"}, "include": ["*.ts"]}` + "\n",
-		"hello.ts":                             "export function hello(name: string): string {\n  return \"hello \" + name;\n}\n",
-		"use.ts":                               "import { hello } from \"./hello\";\n\nexport const x: string = hello(42);\n",
-		"node_modules/typescript/package.json": `{"name": "typescript", "version": "5.9.3"}` + "\n",
-		"node_modules/typescript/lib/tsserver.js": "require('fs').appendFileSync(require('path').join(__dirname, '..', '..', '..', 'tsserver-ran'), process.pid + '\\n');\n" +
-			"require(" + strconv.Quote(global) + ");\n",
+	if err := os.CopyFS(filepath.Join(root, "node_modules"), os.DirFS(src+"/modules")); err != nil {
+		t.Fatal(err)
 	}
 }
 
@@ -118,6 +105,32 @@ func trustAsks(ed *fake.Editor) []fake.Ask {
 	return out
 }
 
+// tsEditor connects the fake editor over the TypeScript marker project
+// (user config at cfgPath; trust questions get answer, others "Allow") and
+// opens file in it.
+func tsEditor(t *testing.T, ctx context.Context, prov agent.Provider, cfgPath, answer, file string) (*fake.Editor, string) {
+	t.Helper()
+	ed, root := setup(t, nil, prov, func(o *fake.Options) {
+		o.Server.ConfigPath = cfgPath
+		o.Answer = func(msg string, actions []string) string {
+			if strings.Contains(msg, "starts code from this repository") {
+				return answer
+			}
+			return "Allow"
+		}
+	})
+	tsMarker(t, root)
+	path := filepath.Join(root, file)
+	text, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := ed.Open(ctx, path, string(text)); err != nil {
+		t.Fatal(err)
+	}
+	return ed, root
+}
+
 func marker(root string) bool {
 	_, err := os.Stat(filepath.Join(root, "tsserver-ran"))
 	return err == nil
@@ -156,7 +169,6 @@ func turn(t *testing.T, ctx context.Context, ed *fake.Editor, prompt, tool strin
 }
 
 func TestUntrustedTypeScriptRunsNoWorkspaceCode(t *testing.T) {
-	global := globalTSServer(t)
 	ctx := longCtx(t)
 	prov := script(t, `{"turns":[
 		{"tool_calls":[{"name":"lsp_diagnostics","input":{"file_path":"use.ts"}}]},
@@ -168,19 +180,8 @@ func TestUntrustedTypeScriptRunsNoWorkspaceCode(t *testing.T) {
 		{"tool_calls":[{"name":"lsp_definition","input":{"file_path":"use.ts","symbol":"hello","line":3}}]},
 		{"text":"found"}]}`)
 	cfgPath := filepath.Join(t.TempDir(), "config.json")
-	ed, root := setup(t, tsMarkerFiles(global), prov, func(o *fake.Options) {
-		o.Server.ConfigPath = cfgPath
-		o.Answer = func(msg string, actions []string) string {
-			if strings.Contains(msg, "starts code from this repository") {
-				return "Not now"
-			}
-			return "Allow"
-		}
-	})
 	// No turn at all: opening the file starts the server, in its safe form.
-	if err := ed.Open(ctx, filepath.Join(root, "hello.ts"), tsMarkerFiles(global)["hello.ts"]); err != nil {
-		t.Fatal(err)
-	}
+	ed, root := tsEditor(t, ctx, prov, cfgPath, "Not now", "hello.ts")
 	if err := ed.WaitFor(ctx, "the trust question", func(e *fake.Editor) bool { return len(trustAsks(e)) > 0 }); err != nil {
 		t.Fatal(err)
 	}
@@ -192,8 +193,8 @@ func TestUntrustedTypeScriptRunsNoWorkspaceCode(t *testing.T) {
 		time.Sleep(50 * time.Millisecond)
 	}
 	for _, cl := range tsServers(t) {
-		if !strings.Contains(cl, global) || strings.Contains(cl, root) {
-			t.Errorf("tsserver runs as %q, want the global %s", cl, global)
+		if !strings.Contains(cl, "typescript/lib/tsserver.js") || strings.Contains(cl, root) {
+			t.Errorf("tsserver runs as %q, want the global TypeScript's", cl)
 		}
 	}
 	ask := trustAsks(ed)[0]
@@ -236,7 +237,6 @@ func TestUntrustedTypeScriptRunsNoWorkspaceCode(t *testing.T) {
 }
 
 func TestTrustThisFolderRestartsInFullForm(t *testing.T) {
-	global := globalTSServer(t)
 	ctx := longCtx(t)
 	prov := script(t, `{"turns":[
 		{"tool_calls":[{"name":"lsp_diagnostics","input":{"file_path":"use.ts"}}]},
@@ -245,18 +245,7 @@ func TestTrustThisFolderRestartsInFullForm(t *testing.T) {
 	if err := os.WriteFile(cfgPath, []byte(`{"max_steps": 7}`), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	ed, root := setup(t, tsMarkerFiles(global), prov, func(o *fake.Options) {
-		o.Server.ConfigPath = cfgPath
-		o.Answer = func(msg string, actions []string) string {
-			if strings.Contains(msg, "starts code from this repository") {
-				return "Trust this folder"
-			}
-			return "Allow"
-		}
-	})
-	if err := ed.Open(ctx, filepath.Join(root, "use.ts"), tsMarkerFiles(global)["use.ts"]); err != nil {
-		t.Fatal(err)
-	}
+	ed, root := tsEditor(t, ctx, prov, cfgPath, "Trust this folder", "use.ts")
 	waitMarker(t, root)
 	if n := len(trustAsks(ed)); n != 1 {
 		t.Errorf("asked %d times", n)

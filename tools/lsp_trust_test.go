@@ -8,9 +8,7 @@ package tools
 
 import (
 	"os"
-	"os/exec"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -18,28 +16,22 @@ import (
 	"github.com/agentls/agentls/lsp/client"
 )
 
-// tsMarkerWorkspace is a TypeScript project shipping a tsserver.js that
-// records in tsserver-ran that it ran, then hands over to the global one.
-func tsMarkerWorkspace(t *testing.T) map[string]string {
+// tsMarkerFixture is a fixture over the trust tests' TypeScript project:
+// its node_modules/typescript/lib/tsserver.js records in tsserver-ran
+// that it ran, then hands over to the global TypeScript.
+func tsMarkerFixture(t *testing.T, cfg client.Config) *lspFixture {
 	t.Helper()
 	requireProgram(t, "typescript-language-server")
 	requireProgram(t, "npm")
-	out, err := exec.Command("npm", "root", "-g").Output()
-	if err != nil {
-		t.Fatalf("npm root -g: %v", err)
+	f := newLSPFixture(t, nil, cfg)
+	const src = "../lsp/client/testdata/tsmarker"
+	if err := os.CopyFS(f.root, os.DirFS(src+"/project")); err != nil {
+		t.Fatal(err)
 	}
-	global := filepath.Join(strings.TrimSpace(string(out)), "typescript", "lib", "tsserver.js")
-	if _, err := os.Stat(global); err != nil {
-		t.Fatalf("no global TypeScript at %s: install it with `%s`", global, lspServerHints["tsc"])
+	if err := os.CopyFS(filepath.Join(f.root, "node_modules"), os.DirFS(src+"/modules")); err != nil {
+		t.Fatal(err)
 	}
-	return map[string]string{
-		"tsconfig.json":                        `{"compilerOptions": {"strict": true, "noEmit": true, "target": "es2020", "module": "commonjs"}, "include": ["*.ts"]}` + "\n",
-		"hello.ts":                             "export function hello(name: string): string {\n  return \"hello \" + name;\n}\n",
-		"use.ts":                               "import { hello } from \"./hello\";\n\nexport const x: string = hello(42);\n",
-		"node_modules/typescript/package.json": `{"name": "typescript", "version": "5.9.3"}` + "\n",
-		"node_modules/typescript/lib/tsserver.js": "require('fs').appendFileSync(require('path').join(__dirname, '..', '..', '..', 'tsserver-ran'), 'ran\\n');\n" +
-			"require(" + strconv.Quote(global) + ");\n",
-	}
+	return f
 }
 
 // tsWarm waits (at most 60 s) until tsserver has loaded the project and
@@ -56,8 +48,7 @@ func tsWarm(f *lspFixture) string {
 
 func TestLSPToolsUntrustedTypeScript(t *testing.T) {
 	t.Parallel()
-	files := tsMarkerWorkspace(t)
-	f := newLSPFixture(t, files, client.Config{})
+	f := tsMarkerFixture(t, client.Config{})
 	wantIn(t, tsWarm(f), "not assignable to parameter of type 'string'")
 	wantIn(t, f.must("lsp_definition", map[string]any{"file_path": "use.ts", "line": 3, "symbol": "hello"}), "hello.ts:1:17")
 	f.must("view", map[string]any{"file_path": "hello.ts"})
@@ -66,7 +57,7 @@ func TestLSPToolsUntrustedTypeScript(t *testing.T) {
 		t.Fatal("the workspace's tsserver.js ran while the folder was untrusted")
 	}
 
-	trusted := newLSPFixture(t, files, client.Config{Trusted: func(string) bool { return true }})
+	trusted := tsMarkerFixture(t, client.Config{Trusted: func(string) bool { return true }})
 	wantIn(t, tsWarm(trusted), "not assignable to parameter of type 'string'")
 	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(50 * time.Millisecond) {
 		if _, err := os.Stat(filepath.Join(trusted.root, "tsserver-ran")); err == nil {

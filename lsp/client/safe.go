@@ -68,10 +68,7 @@ func goDirective(path, name string) string {
 func safePyright(s *safeStart) error {
 	settings := asMap(s.l.settings)
 	python := asMap(settings["python"])
-	if p, _ := python["pythonPath"].(string); p != "" && s.g.inside(p) {
-		s.code = append(s.code, fmt.Sprintf("the Python interpreter %s that python.pythonPath names", s.rel(p)))
-		delete(python, "pythonPath")
-	}
+	s.dropInside(python, "pythonPath", "the Python interpreter %s that python.pythonPath names")
 	for _, name := range []string{"python3", "python"} {
 		if full := lookIn(name, s.fullPath, s.root); full != "" {
 			if s.g.inside(full) {
@@ -136,16 +133,9 @@ var tsModuleFolders = []string{"node_modules/typescript/lib", ".vscode/pnpify/ty
 func safeTypeScript(s *safeStart) error {
 	init := asMap(s.l.init)
 	ts := asMap(init["tsserver"])
-	if p, _ := ts["path"].(string); p != "" && s.g.inside(p) {
-		s.code = append(s.code, fmt.Sprintf("the TypeScript that tsserver.path names (%s)", s.rel(p)))
-		delete(ts, "path")
-	}
-	if p, _ := ts["fallbackPath"].(string); p != "" && s.g.inside(p) {
-		delete(ts, "fallbackPath")
-	}
-	if p, _ := init["npmLocation"].(string); p != "" && s.g.inside(p) {
-		delete(init, "npmLocation")
-	}
+	s.dropInside(ts, "path", "the TypeScript that tsserver.path names (%s)")
+	s.dropInside(ts, "fallbackPath", "the TypeScript that tsserver.fallbackPath names (%s)")
+	s.dropInside(init, "npmLocation", "the npm that npmLocation names (%s)")
 	if plugins, ok := init["plugins"].([]any); ok {
 		kept := plugins[:0]
 		for _, p := range plugins {
@@ -316,6 +306,15 @@ func safeClangd(s *safeStart) error {
 		s.meanwhile = "Until you do, clangd runs without --query-driver."
 	}
 	return nil
+}
+
+// dropInside deletes the setting m[key] when it is a path inside an
+// untrusted folder, and records what it named (what holds a %s for it).
+func (s *safeStart) dropInside(m map[string]any, key, what string) {
+	if p, _ := m[key].(string); p != "" && s.g.inside(p) {
+		s.code = append(s.code, fmt.Sprintf(what, s.rel(p)))
+		delete(m, key)
+	}
 }
 
 // asMap is a deep copy of v as a JSON object (an empty one when v is not

@@ -67,6 +67,17 @@ func ran(marker string) string {
 	return string(data)
 }
 
+// waitRan waits (at most 30 s) for the full form to have run what, the
+// program that writes marker: without it the test would prove nothing.
+func waitRan(t *testing.T, marker, what string) {
+	t.Helper()
+	for deadline := time.Now().Add(30 * time.Second); ran(marker) == ""; time.Sleep(50 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("the full form never ran %s: the test proves nothing", what)
+		}
+	}
+}
+
 // procEnv is the environment of a running process.
 func procEnv(t *testing.T, pid int) map[string]string {
 	t.Helper()
@@ -216,11 +227,7 @@ func TestUntrustedPyrightRunsNoVirtualEnvironmentPython(t *testing.T) {
 	if _, err := c.DocumentSymbols(ctx, hello); err != nil {
 		t.Fatal(err)
 	}
-	for deadline := time.Now().Add(30 * time.Second); ran(marker) == ""; time.Sleep(50 * time.Millisecond) {
-		if time.Now().After(deadline) {
-			t.Fatal("the full form never ran the virtual environment's python: the test proves nothing")
-		}
-	}
+	waitRan(t, marker, "the virtual environment's python")
 }
 
 func TestUntrustedClangdRunsNoQueryDriver(t *testing.T) {
@@ -269,9 +276,5 @@ func TestUntrustedClangdRunsNoQueryDriver(t *testing.T) {
 	if _, err := c.Diagnostics(ctx, src); err != nil {
 		t.Fatal(err)
 	}
-	for deadline := time.Now().Add(30 * time.Second); ran(marker) == ""; time.Sleep(50 * time.Millisecond) {
-		if time.Now().After(deadline) {
-			t.Fatal("the full form never queried the driver: the test proves nothing")
-		}
-	}
+	waitRan(t, marker, "the query driver")
 }
