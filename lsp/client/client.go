@@ -19,6 +19,10 @@ const (
 	crashWindow = time.Minute
 )
 
+// refuseFor is how long a start refused in an untrusted folder stands
+// before it is prepared again (trusting the folder ends it at once).
+const refuseFor = 10 * time.Second
+
 // Client is one language server for one project root. It stays valid
 // across restarts of the server process: a crashed server is restarted on
 // next use. Its methods take and return 1-based lines and columns counted
@@ -47,6 +51,10 @@ type Client struct {
 	restarts  []time.Time // automatic restarts, for the crash policy
 	startErr  error       // why the last start failed, if it did
 	closed    bool
+	// refused is the last ErrUntrusted refusal and until when it stands,
+	// so editor syncs do not prepare (and scan the tree) again each time.
+	refused      error
+	refusedUntil time.Time
 
 	diskMu sync.Mutex
 	disk   map[string]diskEntry
@@ -113,10 +121,15 @@ func (c *Client) live(ctx context.Context) (*session, error) {
 	}
 	// An untrusted folder's refusal is not a crash: it does not count
 	// against the restarts.
+	if c.refused != nil && time.Now().Before(c.refusedUntil) && !c.m.trustedFolder(c.folder) {
+		return nil, c.refused
+	}
 	l, err := c.m.prepare(c)
 	if err != nil {
+		c.refused, c.refusedUntil = err, time.Now().Add(refuseFor)
 		return nil, err
 	}
+	c.refused = nil
 	if c.attempted {
 		now := time.Now()
 		kept := c.restarts[:0]
@@ -205,6 +218,7 @@ func (c *Client) restart(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	c.refused = nil
 	old := c.sess.Load()
 	if old != nil {
 		old.stop(ctx, c.m.grace)
