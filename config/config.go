@@ -29,8 +29,11 @@ type Config struct {
 	Permissions Permissions         `json:"permissions,omitempty"`
 	// MaxSteps bounds model calls per turn.
 	MaxSteps int `json:"max_steps,omitempty"`
-	// TrustedWorkspaces are absolute roots whose .agentls.json may loosen
-	// permissions. Only the user file's list counts.
+	// TrustedWorkspaces are the folders the person trusts: an absolute
+	// folder, or "DIR/**" for DIR and every folder below it (package
+	// trust). A trusted folder's .agentls.json may loosen permissions, run
+	// hooks and name language servers, and the built-in servers start in
+	// their full form there. Only the user file's list counts.
 	TrustedWorkspaces []string `json:"trusted_workspaces,omitempty"`
 	// Hooks are lifecycle hooks (agent/hooks). Resolve does not merge them:
 	// each source's list is collected with its trust (hooks.Collect), so a

@@ -26,7 +26,7 @@ func (c Config) LSPConfig() client.Config {
 		sc.Name = name
 		servers[name] = sc
 	}
-	out := client.Config{Servers: servers}
+	out := client.Config{Servers: servers, Trusted: c.Trusted}
 	if c.AutoLSP != nil {
 		out.AutoLSP = ptr(*c.AutoLSP)
 	}
@@ -71,6 +71,9 @@ func mergeLSP(base, over map[string]client.ServerConfig) map[string]client.Serve
 		if o.Disabled {
 			b.Disabled = true
 		}
+		if o.RunUntrusted {
+			b.RunUntrusted = true
+		}
 		merged[name] = b
 	}
 	return merged
@@ -101,9 +104,9 @@ func checkLSPShape(data []byte) error {
 		}
 		for _, k := range slices.Sorted(maps.Keys(keys)) {
 			switch k {
-			case "command", "filetypes", "root_markers", "init_options", "settings", "env", "disabled":
+			case "command", "filetypes", "root_markers", "init_options", "settings", "env", "disabled", "run_untrusted":
 			default:
-				errs = append(errs, fmt.Errorf("lsp.%s: unknown key %q; the keys are command, filetypes, root_markers, init_options, settings, env and disabled", name, k))
+				errs = append(errs, fmt.Errorf("lsp.%s: unknown key %q; the keys are command, filetypes, root_markers, init_options, settings, env, disabled and run_untrusted", name, k))
 			}
 		}
 		var sc client.ServerConfig

@@ -3,10 +3,10 @@ package config
 import (
 	"errors"
 	"fmt"
-	"path/filepath"
 	"slices"
 	"time"
 
+	"github.com/agentls/agentls/config/trust"
 	"github.com/agentls/agentls/permission"
 )
 
@@ -78,8 +78,8 @@ func (c Config) Validate() error {
 		}
 	}
 	for _, w := range c.TrustedWorkspaces {
-		if !filepath.IsAbs(w) {
-			errs = append(errs, fmt.Errorf("trusted_workspaces: %q is not an absolute path", w))
+		if err := trust.Validate(w); err != nil {
+			errs = append(errs, err)
 		}
 	}
 	return errors.Join(errs...)

@@ -10,11 +10,12 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/agentls/agentls/config/trust"
 	"github.com/agentls/agentls/permission"
 )
 
 // WorkspaceFile is the per-root settings file. It is untrusted unless the
-// user file lists its root in trusted_workspaces.
+// user file's trusted_workspaces trusts its root (package trust).
 const WorkspaceFile = ".agentls.json"
 
 // Flags are the command-line settings that reach Resolve.
@@ -44,9 +45,10 @@ func (w Warning) String() string {
 // file or environment is read.
 //
 // Precedence, highest first: flags, editor settings, trusted workspace
-// files, the user file. A workspace file whose root is not in trusted (the
-// user file's trusted_workspaces, roots inside a listed folder included)
-// may only tighten: its deny rules, its ask rules (as ask_always), its
+// files, the user file. A workspace file whose root is not trusted by
+// trusted (the user file's trusted_workspaces, under the one rule of
+// package trust: the folder itself, or a parent written "DIR/**") may
+// only tighten: its deny rules, its ask rules (as ask_always), its
 // ask_always entries, a stricter mode and inspectors switched on apply;
 // everything looser is ignored with a warning. Any workspace file's
 // stricter mode applies whatever the other sources say. Path-scoped keys of
@@ -76,8 +78,8 @@ func Resolve(user, editor Config, flags Flags, workspace map[string]Config, trus
 		flagMode = string(permission.ModeAuto)
 	}
 	for _, t := range trusted {
-		if !filepath.IsAbs(t) {
-			return Config{}, nil, fmt.Errorf("trusted_workspaces: %q is not an absolute path", t)
+		if err := trust.Validate(t); err != nil {
+			return Config{}, nil, err
 		}
 	}
 	if len(editor.TrustedWorkspaces) > 0 {
@@ -100,7 +102,7 @@ func Resolve(user, editor Config, flags Flags, workspace map[string]Config, trus
 		if len(ws.TrustedWorkspaces) > 0 {
 			warn(src, "trusted_workspaces", "ignored: only the user config file can trust a workspace")
 		}
-		if isTrusted(root, trusted) {
+		if trust.Trusted(root, trusted) {
 			ws.TrustedWorkspaces = nil
 			ws.Permissions.Rules, ws.Permissions.AskAlways = anchorRules(ws.Permissions.Rules, root), anchorKeys(ws.Permissions.AskAlways, root)
 			trustedLayer = Merge(trustedLayer, ws)
@@ -210,18 +212,6 @@ func effectiveMode(s string) permission.Mode {
 		return permission.ModeChat // unreachable after Validate; fail closed
 	}
 	return m
-}
-
-// isTrusted reports whether root is a trusted folder or lies inside one.
-func isTrusted(root string, trusted []string) bool {
-	root = filepath.Clean(root)
-	for _, t := range trusted {
-		t = filepath.Clean(t)
-		if root == t || strings.HasPrefix(root, strings.TrimSuffix(t, string(filepath.Separator))+string(filepath.Separator)) {
-			return true
-		}
-	}
-	return false
 }
 
 func cleanAll(paths []string) []string {

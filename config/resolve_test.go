@@ -152,7 +152,7 @@ func TestResolveTrust(t *testing.T) {
 	})
 
 	t.Run("trusted loosens", func(t *testing.T) {
-		for _, trusted := range [][]string{{root}, {"/work"}, {"/work/"}} {
+		for _, trusted := range [][]string{{root}, {root + "/"}, {"/work/**"}, {"/**"}} {
 			got, warns, err := config.Resolve(user, config.Config{}, config.Flags{}, map[string]config.Config{root: loose}, trusted)
 			if err != nil {
 				t.Fatal(err)
@@ -181,10 +181,19 @@ func TestResolveTrust(t *testing.T) {
 		}
 	})
 
-	t.Run("a prefix that is not a parent does not trust", func(t *testing.T) {
-		got, _, _ := config.Resolve(user, config.Config{}, config.Flags{}, map[string]config.Config{root: loose}, []string{"/work/re"})
-		if got.Permissions.Mode != "smart" {
-			t.Errorf("mode %q", got.Permissions.Mode)
+	t.Run("a parent without /** or a prefix does not trust", func(t *testing.T) {
+		for _, trusted := range [][]string{{"/work"}, {"/work/"}, {"/work/re"}, {"/work/re/**"}, {"/work/repo/docs/**"}} {
+			got, _, _ := config.Resolve(user, config.Config{}, config.Flags{}, map[string]config.Config{root: loose}, trusted)
+			if got.Permissions.Mode != "smart" {
+				t.Errorf("trusted %v: mode %q", trusted, got.Permissions.Mode)
+			}
+		}
+	})
+
+	t.Run("a wildcard other than a trailing /** is an error", func(t *testing.T) {
+		_, _, err := config.Resolve(user, config.Config{}, config.Flags{}, map[string]config.Config{root: loose}, []string{"/work/*/repo"})
+		if err == nil || !strings.Contains(err.Error(), `"/**"`) {
+			t.Errorf("err = %v", err)
 		}
 	})
 

@@ -277,7 +277,7 @@ func (s *Server) ensureSession() (*agent.Session, error) {
 		toolSet = s.opts.Tools(s.ws)
 	} else {
 		s.shellEnv = tools.NewShellEnv(s.ws, filepath.Join(s.stateDir(), "outputs"))
-		s.lsp.Configure(set.Config.LSPConfig())
+		s.lsp.Configure(s.lspClientConfig(set.Config))
 		toolSet = tools.DefaultTools(s.ws, s.shellEnv, s.lsp)
 	}
 	reg, err := tools.NewRegistry(toolSet...)

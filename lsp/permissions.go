@@ -29,13 +29,15 @@ type ApproveArgs struct {
 // configTimeout bounds the workspace/configuration request.
 const configTimeout = 5 * time.Second
 
-// settings resolves the configuration for the session: the user file,
-// the editor's settings (initializationOptions, then what the client
+// settings resolves the configuration for the session: the user file
+// (with the folders trusted now, trustEntries), the editor's settings (initializationOptions, then what the client
 // answered for workspace/configuration section "agentls"), the flags and
 // the roots' workspace files. Called with s.mu held.
 func (s *Server) settings(client config.Config) (agent.Settings, error) {
 	editor := config.Merge(s.editor, client)
-	set, err := agent.ResolveSettings(s.opts.Config, editor, config.Flags{Mode: s.opts.ModeFlag, Yolo: s.opts.Yolo}, s.ws.Roots(), s.opts.ConfigPath)
+	user := s.opts.Config
+	user.TrustedWorkspaces = s.trustEntries()
+	set, err := agent.ResolveSettings(user, editor, config.Flags{Mode: s.opts.ModeFlag, Yolo: s.opts.Yolo}, s.ws.Roots(), s.opts.ConfigPath)
 	if err != nil {
 		return set, fmt.Errorf("settings: %w", err)
 	}

@@ -93,6 +93,7 @@ type Server struct {
 	store    *store.Store
 	gate     *permission.Gate
 	pending  map[string]permission.Question
+	trust    trustState
 	turns    map[string]*turnReporter // running turns by progress token
 	inflight map[string]context.CancelFunc
 }

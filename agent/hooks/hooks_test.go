@@ -106,12 +106,17 @@ func TestCollectTrust(t *testing.T) {
 	if want := []string{"echo user", "echo editor", "echo trusted"}; !reflect.DeepEqual(cmds, want) {
 		t.Errorf("commands = %q, want %q", cmds, want)
 	}
-	if len(warnings) != 2 || !strings.Contains(warnings[0], "not trusted") || !strings.Contains(warnings[0], "trusted_workspaces") {
+	if len(warnings) != 2 || !strings.Contains(warnings[0], "not trusted") || !strings.Contains(warnings[0], "agentls trust "+untrustedRoot) {
 		t.Errorf("warnings = %q", warnings)
 	}
-	// A parent folder is not trust for the repositories below it.
-	if isTrusted(trustedRoot, []string{filepath.Dir(trustedRoot)}) {
-		t.Error("parent folder trusted its child")
+	// The one trust rule: a parent folder is not trust for the
+	// repositories below it, unless it is written "parent/**".
+	child := []Source{{Name: "child", Root: trustedRoot, Hooks: json.RawMessage(`[{"event":"Stop","command":"echo child"}]`)}}
+	if got, _, _ := Collect(child, []string{filepath.Dir(trustedRoot)}); len(got) != 0 {
+		t.Error("a parent folder trusted its child")
+	}
+	if got, _, _ := Collect(child, []string{filepath.Dir(trustedRoot) + "/**"}); len(got) != 1 {
+		t.Error("parent/** did not trust the folder below it")
 	}
 
 	// A broken trusted source is an error naming it; the others still load.

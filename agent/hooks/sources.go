@@ -5,7 +5,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"path/filepath"
+
+	"github.com/agentls/agentls/config/trust"
 )
 
 // Source is one place hooks are configured.
@@ -22,10 +23,11 @@ type Source struct {
 }
 
 // Collect returns the hooks of sources, in source order, that may run.
-// Hooks of a workspace whose root is not in trusted are skipped with a
+// Hooks of a workspace whose root is not trusted are skipped with a
 // warning and never parsed: a cloned repository must not be able to run
-// code. trusted holds absolute paths (trusted_workspaces), compared after
-// cleaning and resolving symbolic links.
+// code. trusted is the user file's trusted_workspaces, read by the one
+// trust rule of package trust (the folder itself, or a parent written
+// "DIR/**"; links resolved).
 //
 // A source that does not parse is an error naming it; the hooks of the
 // other sources are still returned, so a server can show the error and
@@ -37,11 +39,11 @@ func Collect(sources []Source, trusted []string) ([]Config, []string, error) {
 		errs     []error
 	)
 	for _, s := range sources {
-		if s.Root != "" && !isTrusted(s.Root, trusted) {
+		if s.Root != "" && !trust.Trusted(s.Root, trusted) {
 			if !isEmpty(s.Hooks) {
 				warnings = append(warnings, fmt.Sprintf(
-					"ignoring the hooks in %s: workspace %s is not trusted; add it to trusted_workspaces in your user config to run them",
-					s.Name, s.Root))
+					"ignoring the hooks in %s: workspace %s is not trusted; trust it with `agentls trust %s` to run them",
+					s.Name, s.Root, s.Root))
 			}
 			continue
 		}
@@ -64,33 +66,4 @@ func isEmpty(raw json.RawMessage) bool {
 	}
 	var list []json.RawMessage
 	return json.Unmarshal(raw, &list) == nil && len(list) == 0
-}
-
-// isTrusted reports whether root is one of trusted. Only exact matches
-// count: trusting a parent folder does not trust every repository below
-// it.
-func isTrusted(root string, trusted []string) bool {
-	r := canonicalPath(root)
-	if r == "" {
-		return false
-	}
-	for _, t := range trusted {
-		if canonicalPath(t) == r {
-			return true
-		}
-	}
-	return false
-}
-
-// canonicalPath is p cleaned and with links resolved, or "" when p is not
-// absolute (a relative trust entry would depend on the server's directory).
-func canonicalPath(p string) string {
-	if !filepath.IsAbs(p) {
-		return ""
-	}
-	p = filepath.Clean(p)
-	if real, err := filepath.EvalSymlinks(p); err == nil {
-		p = real
-	}
-	return p
 }

@@ -3,8 +3,10 @@ package main
 import (
 	"context"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
+	"sync"
 
 	"github.com/agentls/agentls/agent"
 	"github.com/agentls/agentls/agent/store"
@@ -63,6 +65,7 @@ func openHeadless(ctx context.Context, workspace string, flags config.Flags) (*h
 	}
 	h.shellEnv = tools.NewShellEnv(ws, filepath.Join(dirs.State, "outputs"))
 	lspCfg := set.Config.LSPConfig()
+	lspCfg.AskTrust = trustNotice(os.Stderr)
 	h.lsp = tools.NewLSPEnv(ws, func() client.Config { return lspCfg }, nil)
 	if h.reg, err = tools.NewRegistry(tools.DefaultTools(ws, h.shellEnv, h.lsp)...); err != nil {
 		h.close()
@@ -90,6 +93,22 @@ func (h *headless) close() {
 	}
 	if h.st != nil {
 		h.st.Close()
+	}
+}
+
+// trustNotice tells the person on stderr, once per server and folder,
+// that a language server runs in its safe form (or not at all) because
+// the folder is not trusted, and how to trust it.
+func trustNotice(w io.Writer) func(client.TrustRequest) {
+	var mu sync.Mutex
+	told := map[string]bool{}
+	return func(r client.TrustRequest) {
+		mu.Lock()
+		defer mu.Unlock()
+		if key := r.Server + "\x00" + r.Folder; !told[key] {
+			told[key] = true
+			fmt.Fprintf(w, "agentls: %s would run code from %s (%s), which is not trusted. %s Trust it with `agentls trust %s`.\n", r.Server, r.Folder, r.Code, r.Meanwhile, r.Folder)
+		}
 	}
 }
 

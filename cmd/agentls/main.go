@@ -3,6 +3,7 @@
 //
 //	agentls serve [--stdio]     language server on stdin/stdout
 //	agentls run PROMPT          one headless turn
+//	agentls trust [DIR]         trust a workspace folder (untrust, trust --list)
 //	agentls version
 package main
 
@@ -26,6 +27,9 @@ Usage:
   agentls revert [flags]            undo the files a turn changed
   agentls permission explain|grants|revoke
                                     see which rule decides a call; manage "Always allow"
+  agentls trust [--subfolders] [DIR] | trust --list | untrust [DIR]
+                                    let a workspace folder run its own code (language
+                                    servers' full form, its .agentls.json), or stop
   agentls version                   print the version
 
 Run "agentls COMMAND --help" for a command's flags.
@@ -54,6 +58,10 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		return cmdPermission(ctx, args[1:], stdout, stderr)
 	case "revert":
 		return cmdRevert(ctx, args[1:], stdout, stderr)
+	case "trust":
+		return cmdTrust(args[1:], stdout, stderr)
+	case "untrust":
+		return cmdUntrust(args[1:], stdout, stderr)
 	case "version", "--version", "-version":
 		fmt.Fprintln(stdout, "agentls", Version)
 		return 0

@@ -19,17 +19,24 @@ const (
 	crashWindow = time.Minute
 )
 
+// refuseFor is how long a start refused in an untrusted folder stands
+// before it is prepared again (trusting the folder ends it at once).
+const refuseFor = 10 * time.Second
+
 // Client is one language server for one project root. It stays valid
 // across restarts of the server process: a crashed server is restarted on
 // next use. Its methods take and return 1-based lines and columns counted
 // in Unicode code points.
 type Client struct {
-	m    *Manager
-	name string
-	root string
-	cfg  ServerConfig
-	argv []string
-	log  *slog.Logger
+	m      *Manager
+	name   string
+	root   string
+	folder string // the workspace folder holding root; its trust decides the form
+	cfg    ServerConfig
+	// builtin: a server agentls knows, which has a safe form.
+	builtin bool
+	argv    []string // resolved with the full PATH; prepare decides each start's
+	log     *slog.Logger
 
 	// sess is the current session (nil before the first start). It is
 	// read without mu so that status calls and write notifications never
@@ -44,20 +51,26 @@ type Client struct {
 	restarts  []time.Time // automatic restarts, for the crash policy
 	startErr  error       // why the last start failed, if it did
 	closed    bool
+	// refused is the last ErrUntrusted refusal and until when it stands,
+	// so editor syncs do not prepare (and scan the tree) again each time.
+	refused      error
+	refusedUntil time.Time
 
 	diskMu sync.Mutex
 	disk   map[string]diskEntry
 }
 
-func newClient(m *Manager, cfg ServerConfig, root string, argv []string) *Client {
+func newClient(m *Manager, e serverEntry, root, folder string, argv []string) *Client {
 	return &Client{
-		m:    m,
-		name: cfg.Name,
-		root: root,
-		cfg:  cfg,
-		argv: argv,
-		log:  m.log.With("lsp", cfg.Name, "root", root),
-		disk: map[string]diskEntry{},
+		m:       m,
+		name:    e.cfg.Name,
+		root:    root,
+		folder:  folder,
+		cfg:     e.cfg,
+		builtin: e.builtin,
+		argv:    argv,
+		log:     m.log.With("lsp", e.cfg.Name, "root", root),
+		disk:    map[string]diskEntry{},
 	}
 }
 
@@ -106,6 +119,17 @@ func (c *Client) live(ctx context.Context) (*session, error) {
 	if old != nil && old.alive() {
 		return old, nil
 	}
+	// An untrusted folder's refusal is not a crash: it does not count
+	// against the restarts.
+	if c.refused != nil && time.Now().Before(c.refusedUntil) && !c.m.trustedFolder(c.folder) {
+		return nil, c.refused
+	}
+	l, err := c.m.prepare(c)
+	if err != nil {
+		c.refused, c.refusedUntil = err, time.Now().Add(refuseFor)
+		return nil, err
+	}
+	c.refused = nil
 	if c.attempted {
 		now := time.Now()
 		kept := c.restarts[:0]
@@ -129,7 +153,7 @@ func (c *Client) live(ctx context.Context) (*session, error) {
 		c.log.Warn("restarting language server", "restart", len(c.restarts))
 	}
 	c.attempted = true
-	s, err := startSession(ctx, c)
+	s, err := startSession(ctx, c, l)
 	c.startErr = err
 	if err != nil {
 		return nil, err
@@ -190,12 +214,17 @@ func (c *Client) restart(ctx context.Context) error {
 	if c.closed {
 		return kindErrorf(ErrShutDown, "%s: language servers are shut down (agentls is exiting)", c.name)
 	}
+	l, err := c.m.prepare(c)
+	if err != nil {
+		return err
+	}
+	c.refused = nil
 	old := c.sess.Load()
 	if old != nil {
 		old.stop(ctx, c.m.grace)
 	}
 	c.restarts, c.attempted = nil, true
-	s, err := startSession(ctx, c)
+	s, err := startSession(ctx, c, l)
 	c.startErr = err
 	if err != nil {
 		return err

@@ -32,6 +32,10 @@ type ServerConfig struct {
 	Env map[string]string `json:"env,omitempty"`
 	// Disabled turns the server off (also a built-in one).
 	Disabled bool `json:"disabled,omitempty"`
+	// RunUntrusted lets a server agentls has no safe form for (one that
+	// is not built in) start, as configured, in folders the person has not
+	// trusted: the user vouches that it runs no code from the project.
+	RunUntrusted bool `json:"run_untrusted,omitempty"`
 }
 
 // UnmarshalJSON accepts "command" as a string or a list of strings.
@@ -75,6 +79,36 @@ type Config struct {
 	// IdleClose closes documents the agent opened once unused this long;
 	// zero means 2 minutes. Documents open in the editor stay open.
 	IdleClose time.Duration
+	// Trusted reports whether a workspace folder is trusted (package
+	// config/trust): there servers start as configured, in their full
+	// form. Anywhere else a server starts in its safe form, which runs no
+	// program from the folder (trust.go), or not at all. Nil trusts no
+	// folder. It is asked at every start, so trusting a folder takes
+	// effect at the next (re)start.
+	Trusted func(folder string) bool `json:"-"`
+	// AskTrust, when set, is told (in a goroutine of its own) each time a
+	// server starts in its safe form, or cannot start, in an untrusted
+	// folder where its full form would run code from the folder: the
+	// editor asks the person once.
+	AskTrust func(TrustRequest) `json:"-"`
+}
+
+// TrustRequest says which server would run code from an untrusted
+// workspace folder, and what that code is.
+type TrustRequest struct {
+	// Folder is the workspace folder to trust.
+	Folder string
+	// Server is the server's name ("typescript-language-server").
+	Server string
+	// Code says what the full form would run from the folder, as a
+	// phrase: "this repository's TypeScript (node_modules/typescript)".
+	Code string
+	// Started reports whether the server runs meanwhile in its safe form;
+	// false means it does not run until the folder is trusted.
+	Started bool
+	// Meanwhile says what happens until the folder is trusted, as a
+	// sentence for the person.
+	Meanwhile string
 }
 
 // Builtins returns the servers agentls knows, used when auto_lsp is on and
@@ -197,6 +231,7 @@ func overlayConfig(base, over ServerConfig) ServerConfig {
 		out.Env = over.Env
 	}
 	out.Disabled = over.Disabled
+	out.RunUntrusted = over.RunUntrusted
 	return out
 }
 

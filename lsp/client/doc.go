@@ -10,6 +10,10 @@
 // position encoding the server negotiated (UTF-16 unless it picked UTF-8
 // or UTF-32) against the exact text the server was sent.
 //
+// In a workspace folder the person has not trusted (Config.Trusted), a
+// server starts in its safe form, which runs no program from the folder,
+// or not at all (trust.go, safe.go).
+//
 // The package is the client side only: it must not import the
 // editor-facing server (package lsp) or the agent.
 package client

@@ -18,6 +18,9 @@ var (
 	ErrTimeout = errors.New("language server request timed out")
 	// ErrUnsupported: the server does not offer the request.
 	ErrUnsupported = errors.New("language server does not support the request")
+	// ErrUntrusted: the server would run code from a workspace folder the
+	// person has not trusted, and has no safe form there.
+	ErrUntrusted = errors.New("workspace folder not trusted")
 	// ErrShutDown: the Manager has been shut down.
 	ErrShutDown = errors.New("language servers are shut down")
 )

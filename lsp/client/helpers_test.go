@@ -120,6 +120,8 @@ func fakeManager(t testing.TB, mode string, edit func(*Config)) (m *Manager, dir
 		Servers: map[string]ServerConfig{"fake": {
 			Command:   []string{exe},
 			Filetypes: []string{"fake"},
+			// The test binary lies outside the test's workspace folder.
+			RunUntrusted: true,
 			// The race runtime otherwise sleeps 1 s at exit.
 			Env: map[string]string{fakeEnv: mode, "AGENTLS_FAKE_LOG": logPath, "GORACE": "atexit_sleep_ms=0"},
 		}},

@@ -32,6 +32,14 @@ type Manager struct {
 	// server that offers pull diagnostics (tests of the push path).
 	noPull   bool
 	lookPath func(string) (string, error)
+	// trusted and ask are Config.Trusted and Config.AskTrust (trust.go).
+	trusted func(string) bool
+	ask     func(TrustRequest)
+
+	// python caches the interpreter pyright gets in untrusted folders,
+	// by cleaned PATH.
+	pyMu   sync.Mutex
+	python map[string]string
 
 	mu      sync.Mutex
 	clients map[clientKey]*Client
@@ -62,6 +70,9 @@ func NewManager(cfg Config, ws Workspace, log *slog.Logger) *Manager {
 		changeWait:   time.Second,
 		openWait:     5 * time.Second,
 		lookPath:     exec.LookPath,
+		trusted:      cfg.Trusted,
+		ask:          cfg.AskTrust,
+		python:       map[string]string{},
 		clients:      map[clientKey]*Client{},
 		missing:      map[string]time.Time{},
 		seen:         map[string]bool{},
@@ -281,7 +292,7 @@ func (m *Manager) clientsFor(path string, first bool) ([]*Client, error) {
 
 // clientLocked finds or creates the client of server e for abs.
 func (m *Manager) clientLocked(e serverEntry, abs string) (*Client, error) {
-	root := m.rootFor(abs, e.cfg.RootMarkers)
+	root, folder := m.rootFor(abs, e.cfg.RootMarkers)
 	if root == "" {
 		// Outside the workspace (e.g. a definition in the module cache):
 		// ask a server already running for the workspace rather than
@@ -301,7 +312,7 @@ func (m *Manager) clientLocked(e serverEntry, abs string) (*Client, error) {
 	if err != nil {
 		return nil, err
 	}
-	c := newClient(m, e.cfg, root, argv)
+	c := newClient(m, e, root, folder, argv)
 	m.clients[key] = c
 	m.startSweeperLocked()
 	return c, nil
@@ -310,12 +321,7 @@ func (m *Manager) clientLocked(e serverEntry, abs string) (*Client, error) {
 // resolveCommand finds the server's program on PATH. A miss is
 // remembered for 30 s so a missing server costs no PATH scan per call.
 func (m *Manager) resolveCommand(e serverEntry) ([]string, error) {
-	program := e.cfg.Command[0]
-	if strings.HasPrefix(program, "~/") {
-		if home, err := os.UserHomeDir(); err == nil {
-			program = filepath.Join(home, program[2:])
-		}
-	}
+	program := expandHome(e.cfg.Command[0])
 	if until, ok := m.missing[program]; !ok || time.Now().After(until) {
 		full, err := m.lookPath(program)
 		if err == nil {
@@ -333,8 +339,10 @@ func (m *Manager) resolveCommand(e serverEntry) ([]string, error) {
 
 // rootFor picks the project root for abs: for each marker in order, the
 // nearest folder at or above abs (within its workspace folder) holding
-// it; else the workspace folder. "" when abs is outside the workspace.
-func (m *Manager) rootFor(abs string, markers []string) string {
+// it; else the workspace folder. It also returns the workspace folder,
+// whose trust decides how the server starts. "" when abs is outside the
+// workspace.
+func (m *Manager) rootFor(abs string, markers []string) (root, folder string) {
 	top := ""
 	for _, r := range m.ws.Roots() {
 		r = filepath.Clean(r)
@@ -343,19 +351,19 @@ func (m *Manager) rootFor(abs string, markers []string) string {
 		}
 	}
 	if top == "" {
-		return ""
+		return "", ""
 	}
 	for _, marker := range markers {
 		for dir := filepath.Dir(abs); within(top, dir); dir = filepath.Dir(dir) {
 			if _, err := os.Stat(filepath.Join(dir, marker)); err == nil {
-				return dir
+				return dir, top
 			}
 			if dir == top {
 				break
 			}
 		}
 	}
-	return top
+	return top, top
 }
 
 // within reports whether p is root or inside it.

@@ -38,6 +38,7 @@ type session struct {
 	enc      encoding
 	caps     serverCaps
 	settings any // Settings normalized to JSON values
+	init     any // initializationOptions
 
 	docMu    sync.Mutex
 	docs     map[string]*doc
@@ -62,11 +63,12 @@ type session struct {
 	watching bool
 }
 
-// startSession starts the server process and initializes it.
-func startSession(ctx context.Context, c *Client) (*session, error) {
-	p, err := startProc(c.argv, c.root, c.cfg.Env)
+// startSession starts the server process as l says (prepare) and
+// initializes it.
+func startSession(ctx context.Context, c *Client, l launch) (*session, error) {
+	p, err := startProc(l.argv, c.root, l.env)
 	if err != nil {
-		return nil, fmt.Errorf("start %s (%s): %w; check lsp.%s.command", c.name, strings.Join(c.argv, " "), err, c.name)
+		return nil, fmt.Errorf("start %s (%s): %w; check lsp.%s.command", c.name, strings.Join(l.argv, " "), err, c.name)
 	}
 	s := &session{
 		c:        c,
@@ -81,7 +83,8 @@ func startSession(ctx context.Context, c *Client) (*session, error) {
 		regs:     map[string]registration{},
 		progress: map[string]string{},
 		reqs:     map[uint64]pendingRequest{},
-		settings: normalize(c.cfg.Settings),
+		settings: normalize(l.settings),
+		init:     l.init,
 	}
 	s.ctx, s.cancel = context.WithCancel(context.Background())
 	s.conn = jsonrpc2.NewConn(framing.New(p, framing.Options{MaxMessageSize: 64 << 20, Log: s.log}))
@@ -96,7 +99,7 @@ func startSession(ctx context.Context, c *Client) (*session, error) {
 		s.stopping.Store(true)
 		s.kill()
 		if errors.Is(err, errExited) {
-			return nil, fmt.Errorf("%s exited while starting (%s); check that `%s` works in %s", c.name, p.exitStatus(), strings.Join(c.argv, " "), c.root)
+			return nil, fmt.Errorf("%s exited while starting (%s); check that `%s` works in %s", c.name, p.exitStatus(), strings.Join(l.argv, " "), c.root)
 		}
 		return nil, fmt.Errorf("initialize %s: %w", c.name, err)
 	}
@@ -250,10 +253,7 @@ func (s *session) initializeParams() map[string]any {
 	for i := range symbolKinds {
 		symbolKinds[i] = i + 1
 	}
-	var initOptions any
-	if s.c.cfg.InitOptions != nil {
-		initOptions = s.c.cfg.InitOptions
-	}
+	initOptions := s.init
 	return map[string]any{
 		"processId":  os.Getpid(),
 		"clientInfo": map[string]any{"name": "agentls"},

@@ -191,16 +191,16 @@ func TestRootMarkers(t *testing.T) {
 	m := NewManager(Config{}, newTestWS(ws), nil)
 	markers := Builtins()["gopls"].RootMarkers
 	// go.work comes first: it wins over the nearer go.mod.
-	if got := m.rootFor(filepath.Join(ws, "b/c/x.go"), markers); got != ws {
+	if got, _ := m.rootFor(filepath.Join(ws, "b/c/x.go"), markers); got != ws {
 		t.Errorf("root = %s, want the go.work folder %s", got, ws)
 	}
-	if got := m.rootFor(filepath.Join(ws, "b/c/x.go"), []string{"go.mod"}); got != filepath.Join(ws, "b") {
+	if got, _ := m.rootFor(filepath.Join(ws, "b/c/x.go"), []string{"go.mod"}); got != filepath.Join(ws, "b") {
 		t.Errorf("root = %s, want %s/b", got, ws)
 	}
-	if got := m.rootFor(filepath.Join(ws, "d/x.go"), []string{"go.mod"}); got != ws {
+	if got, _ := m.rootFor(filepath.Join(ws, "d/x.go"), []string{"go.mod"}); got != ws {
 		t.Errorf("no marker: root = %s, want the workspace folder", got)
 	}
-	if got := m.rootFor("/elsewhere/x.go", markers); got != "" {
+	if got, _ := m.rootFor("/elsewhere/x.go", markers); got != "" {
 		t.Errorf("outside the workspace: root = %q, want none", got)
 	}
 }

@@ -1,0 +1,3 @@
+import { hello } from "./hello";
+
+export const x: string = hello(42);
