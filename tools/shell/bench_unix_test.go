@@ -78,3 +78,16 @@ func BenchmarkJudgePipeline(b *testing.B) {
 	}
 	b.ReportMetric(float64(b.Elapsed().Microseconds())/float64(b.N), "µs/command")
 }
+
+// BenchmarkJudgePipelineInWorkspace judges the same command as the bash
+// tool does: in a real folder, programs resolved through PATH, words
+// expanded, the repository's git configuration read.
+func BenchmarkJudgePipelineInWorkspace(b *testing.B) {
+	fx := newFixture(b)
+	for b.Loop() {
+		if _, err := JudgeWith(pipeline200, fx.opts); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(float64(b.Elapsed().Microseconds())/float64(b.N), "µs/command")
+}

@@ -107,6 +107,7 @@ func JudgeWith(command string, o JudgeOptions) (Verdict, error) {
 		return Verdict{}, fmt.Errorf("shell: parse command: %w", err)
 	}
 	c := newChecker(o)
+	fresh := *c // the grant is judged from the start again (file follows cd)
 	c.vars = assignedVars(f)
 	r := &report{}
 	ro := c.file(r, f)
@@ -125,7 +126,7 @@ func JudgeWith(command string, o JudgeOptions) (Verdict, error) {
 		v.NotReadOnly = ""
 	}
 	if r.blocked == "" {
-		v.Fingerprint, v.NoGrant = newChecker(o).grant(f)
+		v.Fingerprint, v.NoGrant = fresh.grant(f)
 	} else {
 		v.NoGrant = "the command is blocked"
 	}
@@ -138,8 +139,9 @@ func newChecker(o JudgeOptions) *checker {
 	if env == nil {
 		env = os.Environ()
 	}
-	base := map[string]string{}
-	for _, kv := range buildEnv(Options{Env: env}) {
+	list := buildEnv(Options{Env: env})
+	base := make(map[string]string, len(list))
+	for _, kv := range list {
 		k, v, _ := strings.Cut(kv, "=")
 		base[k] = v
 	}
@@ -149,7 +151,7 @@ func newChecker(o JudgeOptions) *checker {
 	c := &checker{mode: modeInterp, root: o.Dir, dir: o.Dir, home: o.Home, seen: new(int),
 		roots: confine.Roots(o.Roots), base: base}
 	if o.Dir != "" {
-		c.lookPath = envLookPath(expand.ListEnviron(buildEnv(Options{Env: env})...))
+		c.lookPath = envLookPath(expand.ListEnviron(list...))
 	}
 	return c
 }
