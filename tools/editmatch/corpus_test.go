@@ -441,7 +441,7 @@ func errorKind(err error) string {
 	for _, k := range []struct {
 		name string
 		err  error
-	}{{"not found", ErrNotFound}, {"ambiguous", ErrAmbiguous}, {"no change", ErrNoChange}, {"indent", ErrIndent}} {
+	}{{"not found", ErrNotFound}, {"ambiguous", ErrAmbiguous}, {"no change", ErrNoChange}, {"indent", ErrIndent}, {"blank lines", ErrBlankLines}} {
 		if errors.Is(err, k.err) {
 			return k.name
 		}

@@ -390,7 +390,7 @@ func checkCase(t *testing.T, c fuzzCase) {
 	t.Helper()
 	res, err := Apply(c.content, c.edit)
 	if err != nil {
-		for _, target := range []error{ErrNotFound, ErrAmbiguous, ErrNoChange, ErrEmptyOld, ErrIndent} {
+		for _, target := range []error{ErrNotFound, ErrAmbiguous, ErrNoChange, ErrEmptyOld, ErrIndent, ErrBlankLines} {
 			if errors.Is(err, target) {
 				return
 			}
@@ -454,7 +454,7 @@ func FuzzRawBytes(f *testing.F) {
 	f.Fuzz(func(t *testing.T, content, old, repl string, all bool) {
 		res, err := Apply(content, Edit{Old: old, New: repl, ReplaceAll: all})
 		if err != nil {
-			for _, target := range []error{ErrNotFound, ErrAmbiguous, ErrNoChange, ErrEmptyOld, ErrIndent} {
+			for _, target := range []error{ErrNotFound, ErrAmbiguous, ErrNoChange, ErrEmptyOld, ErrIndent, ErrBlankLines} {
 				if errors.Is(err, target) {
 					return
 				}

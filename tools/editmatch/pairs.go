@@ -1,0 +1,178 @@
+package editmatch
+
+import (
+	"strings"
+	"unicode"
+)
+
+// pairing says which lines new_string keeps from old_string: the lines a
+// model did not change, which therefore come back as the file has them.
+type pairing struct {
+	// order maps each new line to the old line it keeps, or -1, along
+	// one ascending sequence (a longest common subsequence): the
+	// structure of the edit. Blank new lines are paired with blank old
+	// lines here too.
+	order []int
+	// from is order for non-blank lines plus lines moved out of order:
+	// which old line's file text a new line repeats.
+	from []int
+}
+
+// sameLine reports whether new line n repeats old line o: same text,
+// trailing blanks aside (a model's trailing blanks mean nothing), and not
+// blank.
+func sameLine(o, n string) bool {
+	return !isBlank(o) && trimTrailing(o) == trimTrailing(n)
+}
+
+// trimTrailing drops the blanks at the end of a line.
+func trimTrailing(s string) string { return strings.TrimRightFunc(s, unicode.IsSpace) }
+
+// pairLines pairs the lines of old and new string: non-blank lines in
+// order first (a longest common subsequence, or a greedy pass when the
+// blocks are too large for one), then blank lines between them, then
+// non-blank lines moved out of order.
+func pairLines(oldLines, newLines []string) pairing {
+	order := make([]int, len(newLines))
+	for k := range order {
+		order[k] = -1
+	}
+	if len(oldLines)*len(newLines) > 1<<20 {
+		greedyPairs(oldLines, newLines, order)
+	} else {
+		lcsPairs(oldLines, newLines, order)
+	}
+	from := append([]int(nil), order...)
+	movedPairs(oldLines, newLines, from)
+	pairBlanks(oldLines, newLines, order)
+	return pairing{order: order, from: from}
+}
+
+// pairBlanks pairs blank lines in each stretch between two paired
+// non-blank lines (and before the first and after the last).
+func pairBlanks(oldLines, newLines []string, order []int) {
+	prevOld, prevNew := -1, -1
+	for k := 0; k <= len(newLines); k++ {
+		if k < len(newLines) && order[k] < 0 {
+			continue
+		}
+		nextOld, nextNew := len(oldLines), len(newLines)
+		if k < len(newLines) {
+			nextOld, nextNew = order[k], k
+		}
+		pairStretch(oldLines, newLines, order, prevOld+1, nextOld, prevNew+1, nextNew)
+		prevOld, prevNew = nextOld, nextNew
+	}
+}
+
+// pairStretch pairs the blank lines of old[a:b] and new[c:d]: the blank
+// lines at the start of both in order, those at the end of both from the
+// back, and the rest in order. So a run of blank lines next to a kept line
+// stays next to it when the lines beyond it change.
+func pairStretch(oldLines, newLines []string, order []int, a, b, c, d int) {
+	i, k := a, c
+	for ; i < b && k < d && isBlank(oldLines[i]) && isBlank(newLines[k]); i, k = i+1, k+1 {
+		order[k] = i
+	}
+	front, frontNew := i, k
+	i, k = b-1, d-1
+	for ; i >= front && k >= frontNew && isBlank(oldLines[i]) && isBlank(newLines[k]); i, k = i-1, k-1 {
+		order[k] = i
+	}
+	back, backNew := i, k
+	for i, k = front, frontNew; i <= back && k <= backNew; {
+		switch {
+		case !isBlank(oldLines[i]):
+			i++
+		case !isBlank(newLines[k]):
+			k++
+		default:
+			order[k] = i
+			i++
+			k++
+		}
+	}
+}
+
+// movedPairs pairs new lines still unpaired with unused equal old lines,
+// whatever their order, if the old line's text (ignoring whitespace) is
+// unique in old_string: a moved line, not a look-alike made by whitespace
+// slips.
+func movedPairs(oldLines, newLines []string, from []int) {
+	used := make([]bool, len(oldLines))
+	for _, i := range from {
+		if i >= 0 {
+			used[i] = true
+		}
+	}
+	seen := make(map[string]int)
+	for _, o := range oldLines {
+		seen[squeeze(o)]++
+	}
+	for k, l := range newLines {
+		if from[k] >= 0 || isBlank(l) {
+			continue
+		}
+		for i, o := range oldLines {
+			if !used[i] && sameLine(o, l) && seen[squeeze(o)] == 1 {
+				from[k], used[i] = i, true
+				break
+			}
+		}
+	}
+}
+
+// lcsPairs pairs non-blank lines along a longest common subsequence.
+func lcsPairs(oldLines, newLines []string, from []int) {
+	n, m := len(oldLines), len(newLines)
+	same := func(i, k int) bool { return sameLine(oldLines[i], newLines[k]) }
+	// lcs[i][k] is the LCS length of oldLines[i:] and newLines[k:].
+	lcs := make([][]int32, n+1)
+	for i := range lcs {
+		lcs[i] = make([]int32, m+1)
+	}
+	for i := n - 1; i >= 0; i-- {
+		for k := m - 1; k >= 0; k-- {
+			switch {
+			case same(i, k):
+				lcs[i][k] = lcs[i+1][k+1] + 1
+			case lcs[i+1][k] >= lcs[i][k+1]:
+				lcs[i][k] = lcs[i+1][k]
+			default:
+				lcs[i][k] = lcs[i][k+1]
+			}
+		}
+	}
+	for i, k := 0, 0; i < n && k < m; {
+		switch {
+		case same(i, k):
+			from[k] = i
+			i++
+			k++
+		case lcs[i+1][k] >= lcs[i][k+1]:
+			i++
+		default:
+			k++
+		}
+	}
+}
+
+// greedyPairs pairs each non-blank new line with the next equal old line.
+func greedyPairs(oldLines, newLines []string, from []int) {
+	where := make(map[string][]int)
+	for i, l := range oldLines {
+		if !isBlank(l) {
+			where[trimTrailing(l)] = append(where[trimTrailing(l)], i)
+		}
+	}
+	last := -1
+	for k, l := range newLines {
+		for _, i := range where[trimTrailing(l)] {
+			if i > last {
+				from[k] = i
+				last = i
+				break
+			}
+		}
+	}
+}
