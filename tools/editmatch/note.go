@@ -12,7 +12,7 @@ type forgiven struct {
 	whitespace  bool // other blanks differ: trailing, runs inside a line
 	blankLines  bool // the number of blank lines differs somewhere
 	// the first place where the numbers of blank lines differ
-	blankAt           LineRange
+	blankAt               LineRange
 	fileBlanks, oldBlanks int
 }
 
