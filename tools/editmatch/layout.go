@@ -144,30 +144,38 @@ func (l layout) placeGap(g gap, m match) (at int, kept []int, err error) {
 		return -1, nil, nil // blank lines the file does not have go
 	case o > 0 && len(kept) == 0 && !keptL && !keptR && !l.insertsAround(g):
 		return -1, nil, nil // deleted with the lines around them
-	case o > 0 || l.twin(g.prev, keptL) || l.twin(g.next, keptR):
-		// which of two equal lines new_string dropped decides the place
+	case o > 0:
 	case keptL && keptR && posR == posL+1:
 		return posR, nil, nil // old_string left the blank lines out; new_string keeps both sides together
+	case !keptL && !keptR && !l.insertsAround(g):
+		return -1, nil, nil // deleted with the lines around them
+	case l.twin(g.prev, keptL) || l.twin(g.next, keptR):
+		// which of two equal lines new_string dropped decides the place
 	case keptL && !keptR && !inserted(posL+1):
 		return posL + 1, nil, nil // after the kept line before them
 	case keptR && !keptL && !inserted(posR-1):
 		return posR, nil, nil // before the kept line after them
-	case !keptL && !keptR && !l.insertsAround(g):
-		return -1, nil, nil // deleted with the lines around them
 	}
 	return 0, nil, blankLinesError(g, m)
 }
 
-// twin reports whether old line i, which new_string does not keep, has
-// an equal line in old_string: then which of them new_string dropped, and
-// so where the blank lines next to it go, is a guess.
+// twin reports whether old line i, which new_string does not keep, has an
+// equal line in old_string that new_string keeps with no kept line between
+// the two: then new_string could as well have kept line i and dropped the
+// other, and where the blank lines next to line i go is a guess.
 func (l layout) twin(i int, kept bool) bool {
 	if i < 0 || kept {
 		return false
 	}
-	for j, o := range l.oldLines {
-		if j != i && sameLine(o, l.oldLines[i]) {
-			return true
+	for _, step := range []int{-1, 1} {
+		for j := i + step; j >= 0 && j < len(l.oldLines); j += step {
+			if l.newOf[j] < 0 || isBlank(l.oldLines[j]) {
+				continue
+			}
+			if sameLine(l.oldLines[j], l.oldLines[i]) {
+				return true
+			}
+			break // a kept line between: the alignment is fixed
 		}
 	}
 	return false
