@@ -48,8 +48,9 @@ func gapsOf(oldLines []string, m match) (gaps []gap, gapOf []int) {
 }
 
 // outLine is one line of the replacement: file line file, or (file < 0)
-// new_string's line newLine, re-indented.
-type outLine struct{ file, newLine int }
+// new_string's line newLine, re-indented; if it then equals file line
+// alike (trailing blanks aside), it is that line.
+type outLine struct{ file, newLine, alike int }
 
 // layout decides the replacement of one match line by line.
 type layout struct {
@@ -76,7 +77,7 @@ func planLayout(oldLines, newLines []string, m match) ([]outLine, error) {
 		fileOf[k] = -1
 		if i := l.pairs.from[k]; i >= 0 {
 			fileOf[k] = m.at[i]
-		} else if i := l.pairs.order[k]; i >= 0 {
+		} else if i := l.pairs.order[k]; i >= 0 && isBlank(oldLines[i]) {
 			if g := gaps[gapOf[i]]; g.exact() {
 				fileOf[k] = g.file0 + i - g.old[0]
 			}
@@ -103,11 +104,15 @@ func planLayout(oldLines, newLines []string, m match) ([]outLine, error) {
 	for k := 0; k <= len(newLines); k++ {
 		for _, gi := range place[k] {
 			for j := range gaps[gi].fileN {
-				out = append(out, outLine{file: gaps[gi].file0 + j, newLine: -1})
+				out = append(out, outLine{file: gaps[gi].file0 + j, newLine: -1, alike: -1})
 			}
 		}
 		if k < len(newLines) && !skip[k] {
-			out = append(out, outLine{file: fileOf[k], newLine: k})
+			o := outLine{file: fileOf[k], newLine: k, alike: -1}
+			if i := l.pairs.alike[k]; i >= 0 {
+				o.alike = m.at[i]
+			}
+			out = append(out, o)
 		}
 	}
 	return out, nil
@@ -129,6 +134,9 @@ func (l layout) placeGap(g gap, m match) (at int, kept []int, err error) {
 		keptR = posR >= 0
 	}
 	for _, i := range g.old {
+		if l.pairs.unsure[i] {
+			return 0, nil, blankLinesError(g, m) // which blank lines new_string keeps is a guess
+		}
 		if k := l.newOf[i]; k >= 0 {
 			kept = append(kept, k)
 		}
@@ -237,6 +245,12 @@ func layoutSplice(oldLines, newLines []string, m match, t *text, fs *fileStyle, 
 			if line, err = in.render(o.newLine); err != nil {
 				return splice{}, err
 			}
+			if o.alike >= 0 && line == trimTrailing(t.line(o.alike)) {
+				o.file, line = o.alike, t.line(o.alike) // unchanged after all: the file's bytes
+				if e := t.eol(o.file); e != "" {
+					lineEOL = e
+				}
+			}
 		}
 		if n == len(out)-1 && (o.file < 0 || t.eol(m.last) == "") {
 			lineEOL = t.eol(m.last)
@@ -251,10 +265,11 @@ func layoutSplice(oldLines, newLines []string, m match, t *text, fs *fileStyle, 
 // trimSplice drops the whole lines a splice would write back unchanged at
 // its start and end, so that the lines it reports as changed are the ones
 // that are. At least one removed line stays, so a splice never becomes a
-// bare insertion; an emptied replacement makes it a line deletion.
+// bare insertion; an emptied replacement makes it a line deletion. A
+// splice reaching the end of a file without a final newline stays whole.
 func trimSplice(body string, s splice) splice {
-	if s.lineDelete {
-		return s
+	if s.lineDelete || s.repl == "" || s.end == len(body) && !strings.HasSuffix(body, "\n") {
+		return s // at the end of a file without a final newline, trimming would move it
 	}
 	for {
 		removed := body[s.start:s.end]

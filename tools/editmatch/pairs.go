@@ -9,13 +9,20 @@ import (
 // model did not change, which therefore come back as the file has them.
 type pairing struct {
 	// order maps each new line to the old line it keeps, or -1, along
-	// one ascending sequence (a longest common subsequence): the
-	// structure of the edit. Blank new lines are paired with blank old
-	// lines here too.
+	// one ascending sequence (a longest common subsequence, plus the
+	// alike lines): the structure of the edit. Blank new lines are paired
+	// with blank old lines here too.
 	order []int
 	// from is order for non-blank lines plus lines moved out of order:
 	// which old line's file text a new line repeats.
 	from []int
+	// unsure marks old blank lines whose pairing is a guess: they lie
+	// among changed lines, with more or fewer blank lines in new_string.
+	unsure []bool
+	// alike maps new lines paired nowhere else to an old line in the same
+	// stretch that is equal ignoring whitespace, or -1: a line the model
+	// may have left as it was while quoting it differently.
+	alike []int
 }
 
 // sameLine reports whether new line n repeats old line o: same text,
@@ -44,13 +51,57 @@ func pairLines(oldLines, newLines []string) pairing {
 	}
 	from := append([]int(nil), order...)
 	movedPairs(oldLines, newLines, from)
-	pairBlanks(oldLines, newLines, order)
-	return pairing{order: order, from: from}
+	alike := alikePairs(oldLines, newLines, order, from)
+	for k, i := range alike {
+		if i >= 0 {
+			order[k] = i // the same line, quoted differently: it keeps its place
+		}
+	}
+	unsure := pairBlanks(oldLines, newLines, order)
+	return pairing{order: order, from: from, alike: alike, unsure: unsure}
+}
+
+// alikePairs pairs, in each stretch between lines paired in order, the
+// new lines still unpaired with old lines indented alike and otherwise
+// equal ignoring whitespace, in order.
+func alikePairs(oldLines, newLines []string, order, from []int) []int {
+	alike := make([]int, len(newLines))
+	used := make([]bool, len(oldLines))    // paired in order or moved
+	inOrder := make([]bool, len(oldLines)) // paired in order: ends a stretch
+	for k := range alike {
+		alike[k] = -1
+		if i := from[k]; i >= 0 {
+			used[i] = true
+		}
+		if i := order[k]; i >= 0 {
+			inOrder[i] = true
+		}
+	}
+	next := 0 // the first old line of the current stretch
+	for k, l := range newLines {
+		if order[k] >= 0 {
+			next = order[k] + 1
+			continue
+		}
+		if from[k] >= 0 || isBlank(l) {
+			continue
+		}
+		key := squeeze(l)
+		for i := next; i < len(oldLines) && !inOrder[i]; i++ {
+			if !used[i] && !isBlank(oldLines[i]) && indentOf(oldLines[i]) == indentOf(l) && squeeze(oldLines[i]) == key {
+				alike[k], used[i], next = i, true, i+1
+				break
+			}
+		}
+	}
+	return alike
 }
 
 // pairBlanks pairs blank lines in each stretch between two paired
-// non-blank lines (and before the first and after the last).
-func pairBlanks(oldLines, newLines []string, order []int) {
+// non-blank lines (and before the first and after the last), and returns
+// the old blank lines whose pairing is a guess.
+func pairBlanks(oldLines, newLines []string, order []int) (unsure []bool) {
+	unsure = make([]bool, len(oldLines))
 	prevOld, prevNew := -1, -1
 	for k := 0; k <= len(newLines); k++ {
 		if k < len(newLines) && order[k] < 0 {
@@ -60,16 +111,37 @@ func pairBlanks(oldLines, newLines []string, order []int) {
 		if k < len(newLines) {
 			nextOld, nextNew = order[k], k
 		}
-		pairStretch(oldLines, newLines, order, prevOld+1, nextOld, prevNew+1, nextNew)
+		pairStretch(oldLines, newLines, order, unsure, prevOld+1, nextOld, prevNew+1, nextNew)
 		prevOld, prevNew = nextOld, nextNew
 	}
+	return unsure
 }
 
 // pairStretch pairs the blank lines of old[a:b] and new[c:d]: the blank
 // lines at the start of both in order, those at the end of both from the
 // back, and the rest in order. So a run of blank lines next to a kept line
-// stays next to it when the lines beyond it change.
-func pairStretch(oldLines, newLines []string, order []int, a, b, c, d int) {
+// stays next to it when the lines beyond it change. When old[a:b] has
+// changed lines and the numbers of blank lines differ (new_string having
+// some), which ones new_string keeps is a guess: they are marked unsure.
+func pairStretch(oldLines, newLines []string, order []int, unsure []bool, a, b, c, d int) {
+	var olds, news []int
+	changed := false
+	for i := a; i < b; i++ {
+		if isBlank(oldLines[i]) {
+			olds = append(olds, i)
+		} else {
+			changed = true
+		}
+	}
+	for k := c; k < d; k++ {
+		if isBlank(newLines[k]) {
+			news = append(news, k)
+		}
+	}
+	guess := changed && len(news) > 0 && len(olds) != len(news)
+	for _, i := range olds {
+		unsure[i] = guess
+	}
 	i, k := a, c
 	for ; i < b && k < d && isBlank(oldLines[i]) && isBlank(newLines[k]); i, k = i+1, k+1 {
 		order[k] = i
@@ -79,17 +151,15 @@ func pairStretch(oldLines, newLines []string, order []int, a, b, c, d int) {
 	for ; i >= front && k >= frontNew && isBlank(oldLines[i]) && isBlank(newLines[k]); i, k = i-1, k-1 {
 		order[k] = i
 	}
-	back, backNew := i, k
-	for i, k = front, frontNew; i <= back && k <= backNew; {
-		switch {
-		case !isBlank(oldLines[i]):
-			i++
-		case !isBlank(newLines[k]):
-			k++
-		default:
-			order[k] = i
-			i++
-			k++
+	for ; front <= i && frontNew <= k; front, frontNew = front+1, frontNew+1 {
+		for front <= i && !isBlank(oldLines[front]) {
+			front++
+		}
+		for frontNew <= k && !isBlank(newLines[frontNew]) {
+			frontNew++
+		}
+		if front <= i && frontNew <= k {
+			order[frontNew] = front
 		}
 	}
 }
