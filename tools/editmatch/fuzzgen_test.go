@@ -156,6 +156,12 @@ func genCase(c *chooser) (fuzzCase, bool) {
 	if !finalNL && lines[len(lines)-1].text != "" {
 		// (an empty last line without a line break is no line at all)
 		eols[len(eols)-1] = ""
+		last := lines[len(lines)-1]
+		for _, l := range block[:len(block)-1] {
+			if j == len(lines) && l == last {
+				return fuzzCase{}, false // twins that differ in their line break: which one was kept shows
+			}
+		}
 	}
 
 	// How the model writes the block.
@@ -262,6 +268,9 @@ func genCase(c *chooser) (fuzzCase, bool) {
 	case len(newBlock) == 0: // fuzzy: whole lines
 		fc.want, fc.head, fc.tail = deleteLines(content, start, end, i, eols)
 	default: // fuzzy: whole lines; kept ones as the file has them, the others re-indented
+		for eols[j-1] == "" && len(newBlock) > 1 && newBlock[len(newBlock)-1].line.text == "" {
+			newBlock = newBlock[:len(newBlock)-1] // a missing final newline stays missing
+		}
 		var b strings.Builder
 		for n, e := range newBlock {
 			s, lineEOL := renderLine(targetUnit, targetShift, e.line), eol

@@ -229,6 +229,12 @@ func layoutSplice(oldLines, newLines []string, m match, t *text, fs *fileStyle, 
 	if err != nil {
 		return splice{}, err
 	}
+	if t.eol(m.last) == "" { // a missing final newline stays missing: a blank last line would add one
+		for n := len(out) - 1; n > 0 && (out[n].file >= 0 && isBlank(t.line(out[n].file)) ||
+			out[n].file < 0 && isBlank(newLines[out[n].newLine])); n-- {
+			out = out[:n]
+		}
+	}
 	var in *indenter // built on first use: it measures the file
 	var b strings.Builder
 	for n, o := range out {

@@ -44,14 +44,18 @@ func pairLines(oldLines, newLines []string) pairing {
 	for k := range order {
 		order[k] = -1
 	}
+	alike := make([]int, len(newLines))
+	for k := range alike {
+		alike[k] = -1
+	}
 	if len(oldLines)*len(newLines) > 1<<20 {
 		greedyPairs(oldLines, newLines, order)
+		alikePairs(oldLines, newLines, order, alike)
 	} else {
-		lcsPairs(oldLines, newLines, order)
+		lcsPairs(oldLines, newLines, order, alike)
 	}
 	from := append([]int(nil), order...)
-	movedPairs(oldLines, newLines, from)
-	alike := alikePairs(oldLines, newLines, order, from)
+	movedPairs(oldLines, newLines, from, alike)
 	for k, i := range alike {
 		if i >= 0 {
 			order[k] = i // the same line, quoted differently: it keeps its place
@@ -62,18 +66,11 @@ func pairLines(oldLines, newLines []string) pairing {
 }
 
 // alikePairs pairs, in each stretch between lines paired in order, the
-// new lines still unpaired with old lines indented alike and otherwise
-// equal ignoring whitespace, in order.
-func alikePairs(oldLines, newLines []string, order, from []int) []int {
-	alike := make([]int, len(newLines))
-	used := make([]bool, len(oldLines))    // paired in order or moved
+// new lines still unpaired with old lines that are alike, in order.
+func alikePairs(oldLines, newLines []string, order, alike []int) {
 	inOrder := make([]bool, len(oldLines)) // paired in order: ends a stretch
-	for k := range alike {
-		alike[k] = -1
-		if i := from[k]; i >= 0 {
-			used[i] = true
-		}
-		if i := order[k]; i >= 0 {
+	for _, i := range order {
+		if i >= 0 {
 			inOrder[i] = true
 		}
 	}
@@ -83,18 +80,19 @@ func alikePairs(oldLines, newLines []string, order, from []int) []int {
 			next = order[k] + 1
 			continue
 		}
-		if from[k] >= 0 || isBlank(l) {
-			continue
-		}
-		key := squeeze(l)
 		for i := next; i < len(oldLines) && !inOrder[i]; i++ {
-			if !used[i] && !isBlank(oldLines[i]) && indentOf(oldLines[i]) == indentOf(l) && squeeze(oldLines[i]) == key {
-				alike[k], used[i], next = i, true, i+1
+			if alikeLine(oldLines[i], l) {
+				alike[k], next = i, i+1
 				break
 			}
 		}
 	}
-	return alike
+}
+
+// alikeLine reports whether new line n may be old line o quoted with other
+// blanks inside: indented alike, equal ignoring whitespace, not blank.
+func alikeLine(o, n string) bool {
+	return !isBlank(o) && indentOf(o) == indentOf(n) && squeeze(o) == squeeze(n)
 }
 
 // pairBlanks pairs blank lines in each stretch between two paired
@@ -168,10 +166,13 @@ func pairStretch(oldLines, newLines []string, order []int, unsure []bool, a, b, 
 // whatever their order, if the old line's text (ignoring whitespace) is
 // unique in old_string: a moved line, not a look-alike made by whitespace
 // slips.
-func movedPairs(oldLines, newLines []string, from []int) {
+func movedPairs(oldLines, newLines []string, from, alike []int) {
 	used := make([]bool, len(oldLines))
-	for _, i := range from {
+	for k, i := range from {
 		if i >= 0 {
+			used[i] = true
+		}
+		if i := alike[k]; i >= 0 {
 			used[i] = true
 		}
 	}
@@ -180,7 +181,7 @@ func movedPairs(oldLines, newLines []string, from []int) {
 		seen[squeeze(o)]++
 	}
 	for k, l := range newLines {
-		if from[k] >= 0 || isBlank(l) {
+		if from[k] >= 0 || alike[k] >= 0 || isBlank(l) {
 			continue
 		}
 		for i, o := range oldLines {
@@ -192,34 +193,67 @@ func movedPairs(oldLines, newLines []string, from []int) {
 	}
 }
 
-// lcsPairs pairs non-blank lines along a longest common subsequence.
-func lcsPairs(oldLines, newLines []string, from []int) {
+// Scores of a pair in lcsPairs: the most pairs win, then the most equal
+// ones. (Blocks have at most 1<<10 lines on one side, so the sums fit.)
+const (
+	alikePair = 1 << 10
+	exactPair = alikePair + 1
+)
+
+// lcsPairs pairs non-blank lines along the best common subsequence: the
+// most lines paired, equal (sameLine) or alike (alikeLine), and then the
+// most equal ones. Equal ones go to from, alike ones to alike.
+func lcsPairs(oldLines, newLines []string, from, alike []int) {
 	n, m := len(oldLines), len(newLines)
-	same := func(i, k int) bool { return sameLine(oldLines[i], newLines[k]) }
-	// lcs[i][k] is the LCS length of oldLines[i:] and newLines[k:].
-	lcs := make([][]int32, n+1)
-	for i := range lcs {
-		lcs[i] = make([]int32, m+1)
+	type form struct{ trimmed, indent, key string }
+	forms := func(lines []string) []form {
+		out := make([]form, len(lines))
+		for i, l := range lines {
+			if !isBlank(l) {
+				out[i] = form{trimTrailing(l), indentOf(l), squeeze(l)}
+			}
+		}
+		return out
+	}
+	of, nf := forms(oldLines), forms(newLines)
+	score := func(i, k int) int32 {
+		o, l := of[i], nf[k]
+		switch {
+		case o.key == "" || o.key != l.key:
+			return 0
+		case o.trimmed == l.trimmed:
+			return exactPair
+		case o.indent == l.indent:
+			return alikePair
+		}
+		return 0
+	}
+	// best[i][k] is the best score of oldLines[i:] and newLines[k:].
+	best := make([][]int32, n+1)
+	for i := range best {
+		best[i] = make([]int32, m+1)
 	}
 	for i := n - 1; i >= 0; i-- {
 		for k := m - 1; k >= 0; k-- {
-			switch {
-			case same(i, k):
-				lcs[i][k] = lcs[i+1][k+1] + 1
-			case lcs[i+1][k] >= lcs[i][k+1]:
-				lcs[i][k] = lcs[i+1][k]
-			default:
-				lcs[i][k] = lcs[i][k+1]
+			b := max(best[i+1][k], best[i][k+1])
+			if s := score(i, k); s > 0 {
+				b = max(b, best[i+1][k+1]+s)
 			}
+			best[i][k] = b
 		}
 	}
 	for i, k := 0, 0; i < n && k < m; {
+		s := score(i, k)
 		switch {
-		case same(i, k):
-			from[k] = i
+		case s > 0 && best[i][k] == best[i+1][k+1]+s:
+			if s == exactPair {
+				from[k] = i
+			} else {
+				alike[k] = i
+			}
 			i++
 			k++
-		case lcs[i+1][k] >= lcs[i][k+1]:
+		case best[i+1][k] >= best[i][k+1]:
 			i++
 		default:
 			k++
