@@ -50,15 +50,19 @@ func (f forgiven) note(changed []LineRange) string {
 		if f.fileBlanks == 0 {
 			where = fmt.Sprintf("no blank line before line %d", f.blankAt.First)
 		}
-		what = append(what, fmt.Sprintf("blank lines (the file has %s, old_string %s)", where, countText(f.oldBlanks)))
+		old := countText(f.oldBlanks)
+		if f.oldBlanks == 0 {
+			old = "none"
+		}
+		what = append(what, fmt.Sprintf("blank lines (the file has %s, old_string has %s)", where, old))
 	}
 	if f.indentation {
 		what = append(what, "indentation")
 	}
 	if f.whitespace || len(what) == 0 {
-		what = append(what, "other whitespace (trailing blanks, runs of blanks)")
+		what = append(what, "other blanks (trailing ones, runs inside lines)")
 	}
-	return "Note: old_string did not match the file exactly; it was matched ignoring differences in " + joinAnd(what) +
+	return "Note: old_string did not match the file exactly; it was matched ignoring whitespace: " + joinAnd(what) +
 		". Lines new_string keeps are left as the file has them, blank lines included; changed lines were " +
 		"written in the file's indentation (now at " + linesText(changed) + "). Check the result."
 }
