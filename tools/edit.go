@@ -5,6 +5,7 @@ import (
 	_ "embed"
 	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/agentls/agentls/permission"
 	"github.com/agentls/agentls/tools/editmatch"
@@ -109,40 +110,50 @@ func (t *MultiEditTool) plan(call Call) (plan, string, error) {
 	return planEdits(t.ws, call, "multiedit", in.FilePath, in.Edits)
 }
 
-// planEdits computes the change for edit and multiedit. A single edit with
-// an empty old_string creates a file that does not exist yet.
+// planEdits computes the change for edit and multiedit. The rules are
+// edit's, per entry: a first entry with an empty old_string creates a file
+// that does not exist yet, and the entries after it edit what it created.
 func planEdits(ws *Workspace, call Call, tool, path string, entries []editEntry) (plan, string, error) {
 	abs, blocked, err := ws.writeTarget(path)
 	if err != nil || blocked != "" {
 		return plan{abs: abs}, blocked, errWith(tool, err)
 	}
 	p, err := ws.planChange(call.SessionID, abs, true, func(text string, exists bool) (string, string, error) {
-		if len(entries) == 1 && entries[0].OldString == "" {
-			if exists {
-				return "", "", fmt.Errorf("%s already exists: an empty old_string only creates new files; quote the text to replace, or use write to replace the whole file", display(ws, abs))
-			}
-			return entries[0].NewString, "", nil
+		create := entries[0].OldString == ""
+		switch {
+		case create && exists:
+			return "", "", fmt.Errorf("%s already exists: an empty old_string only creates new files; quote the text to replace, or use write to replace the whole file", display(ws, abs))
+		case !create && !exists:
+			return "", "", fmt.Errorf("%s does not exist: to create it, give the first edit an empty old_string, or use the write tool", display(ws, abs))
+		case create:
+			return applyEntries(entries[0].NewString, entries[1:], 2, false)
 		}
-		if !exists {
-			return "", "", fmt.Errorf("%s does not exist: to create it, use an empty old_string or the write tool", display(ws, abs))
-		}
-		edits := make([]editmatch.Edit, len(entries))
-		for i, e := range entries {
-			edits[i] = editmatch.Edit{Old: e.OldString, New: e.NewString, ReplaceAll: e.ReplaceAll}
-		}
-		var res editmatch.Result
-		var err error
-		if len(edits) == 1 {
-			res, err = editmatch.Apply(text, edits[0])
-		} else {
-			res, err = editmatch.ApplyAll(text, edits)
-		}
-		if err != nil {
-			return "", "", err
-		}
-		return res.Content, res.Note, nil
+		return applyEntries(text, entries, 1, len(entries) == 1)
 	})
 	return p, "", errWith(tool, err)
+}
+
+// applyEntries applies edits in order, all or nothing. Errors and notes
+// name each entry by its number in the call (first is the number of
+// entries[0]), unless single is set: then, as for edit, they are the
+// matcher's own.
+func applyEntries(text string, entries []editEntry, first int, single bool) (string, string, error) {
+	var notes []string
+	for i, e := range entries {
+		res, err := editmatch.Apply(text, editmatch.Edit{Old: e.OldString, New: e.NewString, ReplaceAll: e.ReplaceAll})
+		switch {
+		case err != nil && single:
+			return "", "", err
+		case err != nil:
+			return "", "", &editmatch.EditError{Index: first + i, Err: err}
+		case res.Note != "" && single:
+			notes = append(notes, res.Note)
+		case res.Note != "":
+			notes = append(notes, fmt.Sprintf("Edit %d: %s", first+i, res.Note))
+		}
+		text = res.Content
+	}
+	return text, strings.Join(notes, "\n"), nil
 }
 
 func errWith(tool string, err error) error {

@@ -238,24 +238,35 @@ func hints(lines []string) []string {
 }
 
 // numbered reports whether every non-blank line starts like a line of a
-// numbered listing: optional blanks, digits, then a tab, │, |, → or colon.
+// numbered listing (see numberedLine), as when a model copies view output.
 func numbered(lines []string) bool {
 	seen := false
 	for _, l := range lines {
 		if isBlank(l) {
 			continue
 		}
-		rest := strings.TrimLeft(l, " ")
-		digits := rest
-		rest = strings.TrimLeft(rest, "0123456789")
-		if len(rest) == len(digits) {
-			return false
-		}
-		r, _ := utf8.DecodeRuneInString(rest)
-		if !strings.ContainsRune("\t│|→:", r) {
+		if !numberedLine(l) {
 			return false
 		}
 		seen = true
 	}
 	return seen
+}
+
+// numberedLine reports whether a line starts with a line number in one of
+// the forms listings use: optional blanks, an optional "L", digits, then a
+// tab, or optional blanks and one of │ | → : ("  12│x", "12\tx", "2 | x",
+// "12|x", "L12: x").
+func numberedLine(l string) bool {
+	rest := strings.TrimPrefix(strings.TrimLeft(l, " "), "L")
+	after := strings.TrimLeft(rest, "0123456789")
+	if len(after) == len(rest) {
+		return false
+	}
+	if strings.HasPrefix(after, "\t") {
+		return true
+	}
+	after = strings.TrimLeft(after, " ")
+	r, size := utf8.DecodeRuneInString(after)
+	return size > 0 && r != utf8.RuneError && strings.ContainsRune("│|→:", r)
 }

@@ -50,6 +50,35 @@ var ErrAmbiguous = errors.New("old_string matches more than one place")
 // ErrIndent is matched (errors.Is) by *IndentError.
 var ErrIndent = errors.New("new_string's indentation cannot be adapted unambiguously")
 
+// ErrBlankLines is matched (errors.Is) by *BlankLinesError.
+var ErrBlankLines = errors.New("the file's blank lines cannot be placed unambiguously")
+
+// BlankLinesError says old_string has a different number of blank lines
+// than the file in one place, and new_string changes the lines next to
+// them, so where the file's blank lines belong is unclear. The edit is
+// refused rather than guessed.
+type BlankLinesError struct {
+	// FileLines are the file's blank lines there, 1-based; Last < First
+	// means the file has none, just before line First.
+	FileLines             LineRange
+	FileBlanks, OldBlanks int
+}
+
+// Error tells the model what differs and how to fix old_string.
+func (e *BlankLinesError) Error() string {
+	where := fmt.Sprintf("%s blank %s at %s", countText(e.FileBlanks), plural(e.FileBlanks, "line", "lines"),
+		linesText([]LineRange{e.FileLines}))
+	if e.FileBlanks == 0 {
+		where = fmt.Sprintf("no blank line just before line %d", e.FileLines.First)
+	}
+	return fmt.Sprintf("old_string matched the file only when ignoring blank lines: the file has %s, where old_string has %s, "+
+		"and new_string changes the lines next to them, so where the file's blank lines belong is unclear. "+
+		"Copy old_string from the file with its exact blank lines.", where, countText(e.OldBlanks))
+}
+
+// Is makes errors.Is(err, ErrBlankLines) hold.
+func (e *BlankLinesError) Is(target error) bool { return target == ErrBlankLines }
+
 // IndentError says old_string matched only ignoring whitespace and its
 // indentation does not translate to the file's one way: the same
 // indentation in old_string stands for different ones in the file. The
@@ -93,17 +122,23 @@ func (e *NotFoundError) Is(target error) bool { return target == ErrNotFound }
 // AmbiguousError says old_string matched several places while replace_all
 // was off; the places let the model pick context that makes it unique.
 type AmbiguousError struct {
-	Count  int
-	Fuzzy  bool        // the places matched only ignoring whitespace
-	Places []LineRange // the first few places, 1-based lines
+	Count int
+	Fuzzy bool // the places matched only ignoring whitespace
+	// BlankLines is set when the places matched only ignoring blank
+	// lines as well.
+	BlankLines bool
+	Places     []LineRange // the first few places, 1-based lines
 }
 
 // Error names the places and asks for context or replace_all.
 func (e *AmbiguousError) Error() string {
 	var b strings.Builder
-	if e.Fuzzy {
+	switch {
+	case e.BlankLines:
+		fmt.Fprintf(&b, "old_string does not match the file exactly, and ignoring whitespace and blank lines it matches %d places", e.Count)
+	case e.Fuzzy:
 		fmt.Fprintf(&b, "old_string does not match the file exactly, and ignoring whitespace it matches %d places", e.Count)
-	} else {
+	default:
 		fmt.Fprintf(&b, "old_string matches %d places in the file", e.Count)
 	}
 	b.WriteString(" (" + linesText(e.Places))
@@ -196,9 +231,10 @@ func apply(content string, e Edit) (Result, []hunk, error) {
 	splices, err := exactSplices(body, old, repl, eol, e.ReplaceAll)
 	fuzzy := false
 	var t *text
+	var why forgiven
 	if err == nil && splices == nil {
 		t = splitLines(body)
-		splices, err = fuzzySplices(t, old, repl, eol, e.ReplaceAll)
+		splices, why, err = fuzzySplices(t, old, repl, eol, e.ReplaceAll)
 		fuzzy = true
 	}
 	if err != nil {
@@ -218,7 +254,7 @@ func apply(content string, e Edit) (Result, []hunk, error) {
 	}
 	res.Changed = mergeRanges(res.Changed)
 	if fuzzy {
-		res.Note = fuzzyNote(res.Changed)
+		res.Note = why.note(res.Changed)
 	}
 	return res, hunks, nil
 }
@@ -228,14 +264,6 @@ func apply(content string, e Edit) (Result, []hunk, error) {
 func cleanArg(s string) string {
 	s = strings.TrimPrefix(s, bom)
 	return strings.ReplaceAll(s, "\r\n", "\n")
-}
-
-// fuzzyNote tells the model the edit was applied loosely and where, so it
-// checks the result.
-func fuzzyNote(changed []LineRange) string {
-	return "Note: old_string did not match the file exactly; it was matched ignoring whitespace, " +
-		"and new_string was re-indented to the file's indentation (now at " + linesText(changed) +
-		"). Check the result."
 }
 
 // linesText names places for the model: "line 4", "lines 2-3, 7".

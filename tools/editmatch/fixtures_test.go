@@ -18,7 +18,7 @@ import (
 //	replace_all: true        ReplaceAll for a single edit
 //	replace_all.N: true      ReplaceAll for edit N of a multiedit case
 //	error: TEXT              an error is expected and contains TEXT (repeatable)
-//	is: ErrNotFound          errors.Is must hold (ErrNotFound, ErrAmbiguous, ErrNoChange, ErrEmptyOld, ErrIndent)
+//	is: ErrNotFound          errors.Is must hold (ErrNotFound, ErrAmbiguous, ErrNoChange, ErrEmptyOld, ErrIndent, ErrBlankLines)
 //	index: N                 the error is an *EditError for edit N
 //	fuzzy: true|false        Result.Fuzzy
 //	note: TEXT               Result.Note contains TEXT
@@ -106,7 +106,7 @@ func (fx fixture) edits(t *testing.T) (edits []Edit, multi bool) {
 
 var sentinels = map[string]error{
 	"ErrNotFound": ErrNotFound, "ErrAmbiguous": ErrAmbiguous,
-	"ErrNoChange": ErrNoChange, "ErrEmptyOld": ErrEmptyOld, "ErrIndent": ErrIndent,
+	"ErrNoChange": ErrNoChange, "ErrEmptyOld": ErrEmptyOld, "ErrIndent": ErrIndent, "ErrBlankLines": ErrBlankLines,
 }
 
 func TestFixtures(t *testing.T) {

@@ -55,35 +55,58 @@ func compile(lines []string) (p pattern, ok bool) {
 // match is one place old_string matched, in 0-based file lines.
 type match struct {
 	first, last int
-	at          []int // file line of each old line
+	at          []int // file line of each non-blank old line
 }
 
 // find returns the places p matches, in file order, and their count. With
 // all set they are the non-overlapping ones, taken from the top; otherwise
 // every place counts, overlapping ones too, since any second place makes
 // the edit ambiguous, but only the first few are kept.
-func (p pattern) find(t *text, all bool) (matches []match, count int) {
+//
+// Places where blank lines match as p says come first (strict). Only when
+// there are none, places where p matches once blank lines are ignored
+// count (loose): models drop, add and collapse blank lines. Both are
+// looked for in the same pass, from the lines that match p's first
+// non-blank line.
+func (p pattern) find(t *text, all bool) (matches []match, count int, loose bool) {
 	key := p.keys[p.lead]
 	at := make([]int, len(p.keys))
-	next := 0 // with all: the first line a match may start at
-	for j := p.lead; j < t.n(); j++ {
-		start := j - p.lead
-		if start < next || !sameSqueezed(t.line(j), key) {
+	var looseMatches []match
+	looseCount := 0
+	next, looseNext := 0, 0 // with all: the first line a match may start at
+	for j := 0; j < t.n(); j++ {
+		if !sameSqueezed(t.line(j), key) {
 			continue
 		}
-		last, ok := p.matchAt(t, start, at)
-		if !ok {
-			continue
+		if start := j - p.lead; start >= next && j >= p.lead {
+			if last, ok := p.matchAt(t, start, at); ok {
+				count++
+				if all {
+					next = last + 1
+				}
+				if all || len(matches) < maxPlaces {
+					matches = append(matches, match{first: start, last: last, at: append([]int(nil), at...)})
+				}
+				continue
+			}
 		}
-		count++
-		if all {
-			next = last + 1
+		if count > 0 {
+			continue // a strict place wins: loose ones are no longer needed
 		}
-		if all || len(matches) < maxPlaces {
-			matches = append(matches, match{first: start, last: last, at: append([]int(nil), at...)})
+		if first, last, ok := p.matchLoose(t, j, at); ok && first >= looseNext {
+			looseCount++
+			if all {
+				looseNext = last + 1
+			}
+			if all || len(looseMatches) < maxPlaces {
+				looseMatches = append(looseMatches, match{first: first, last: last, at: append([]int(nil), at...)})
+			}
 		}
 	}
-	return matches, count
+	if count == 0 {
+		return looseMatches, looseCount, looseCount > 0
+	}
+	return matches, count, false
 }
 
 // matchAt tries the pattern with its first line at file line start; it
@@ -121,36 +144,64 @@ func (p pattern) matchAt(t *text, start int, at []int) (last int, ok bool) {
 	return j - 1, true
 }
 
+// matchLoose tries the pattern's non-blank lines from file line j on,
+// skipping blank lines on both sides. Blank lines at the ends of the
+// pattern take as many blank file lines next to the block as there are,
+// up to their number.
+func (p pattern) matchLoose(t *text, j int, at []int) (first, last int, ok bool) {
+	lastKey := len(p.keys) - 1 - p.trail
+	for i := p.lead; i <= lastKey; i++ {
+		if p.keys[i] == "" {
+			continue
+		}
+		for j < t.n() && i > p.lead && isBlank(t.line(j)) {
+			j++
+		}
+		if j >= t.n() || !sameSqueezed(t.line(j), p.keys[i]) {
+			return 0, 0, false
+		}
+		at[i] = j
+		j++
+	}
+	first = at[p.lead]
+	for first > 0 && at[p.lead]-first < p.lead && isBlank(t.line(first-1)) {
+		first--
+	}
+	last = at[lastKey]
+	for last+1 < t.n() && last-at[lastKey] < p.trail && isBlank(t.line(last+1)) {
+		last++
+	}
+	return first, last, true
+}
+
 // fuzzySplices is the whitespace-insensitive fallback. It returns nil
 // splices and no error when nothing matches.
-func fuzzySplices(t *text, old, repl, eol string, all bool) ([]splice, error) {
+func fuzzySplices(t *text, old, repl, eol string, all bool) ([]splice, forgiven, error) {
 	oldLines := fuzzyLines(old)
 	p, ok := compile(oldLines)
 	if !ok {
-		return nil, nil
+		return nil, forgiven{}, nil
 	}
-	matches, count := p.find(t, all)
+	matches, count, loose := p.find(t, all)
 	switch {
 	case count == 0:
-		return nil, nil
+		return nil, forgiven{}, nil
 	case count > 1 && !all:
-		return nil, ambiguousFuzzy(matches, count)
+		return nil, forgiven{}, ambiguousFuzzy(matches, count, loose)
 	}
 	newLines := replacementLines(old, repl)
 	fs := newFileStyle(t)
 	var splices []splice
+	var why forgiven
 	for _, m := range matches {
-		lines, err := reindent(oldLines, newLines, m, t, fs)
+		why.add(oldLines, m, t)
+		s, err := layoutSplice(oldLines, newLines, m, t, fs, eol)
 		if err != nil {
-			return nil, err
-		}
-		s := splice{start: t.starts[m.first], end: t.end(m.last), lineDelete: len(lines) == 0}
-		if !s.lineDelete {
-			s.repl = strings.Join(lines, eol) + t.eol(m.last)
+			return nil, forgiven{}, err
 		}
 		splices = append(splices, s)
 	}
-	return keepFinalNewline(t.body, joinDeletions(splices)), nil
+	return keepFinalNewline(t.body, joinDeletions(splices)), why, nil
 }
 
 // joinDeletions merges deletions that touch, so that keepFinalNewline
@@ -183,8 +234,8 @@ func keepFinalNewline(body string, splices []splice) []splice {
 }
 
 // ambiguousFuzzy reports several fuzzy matches with their places.
-func ambiguousFuzzy(matches []match, count int) *AmbiguousError {
-	e := &AmbiguousError{Count: count, Fuzzy: true}
+func ambiguousFuzzy(matches []match, count int, loose bool) *AmbiguousError {
+	e := &AmbiguousError{Count: count, Fuzzy: true, BlankLines: loose}
 	for _, m := range matches {
 		e.Places = append(e.Places, LineRange{m.first + 1, m.last + 1})
 	}

@@ -2,12 +2,11 @@ package editmatch
 
 import "strings"
 
-// reindent returns new_string's lines as they go in place of match m.
+// indenter writes the lines new_string changes or adds in the file's
+// indentation, for one match.
 //
-//   - Lines new_string copies unchanged from old_string come back exactly
-//     as the file has them.
 //   - If old_string's indentation equals the file's line for line, the
-//     other lines are kept as written, unless one indents with the other
+//     lines are kept as written, unless one indents with the other
 //     character (spaces in a tab region or tabs in a space region).
 //   - Otherwise an indentation old_string used maps to the file's on those
 //     lines; a deeper one extends the longest such indentation it starts
@@ -15,48 +14,51 @@ import "strings"
 //     spaces) to the file's; any other is placed by depth relative to the
 //     first line of old_string.
 //
-// When old_string uses one indentation for lines the file indents
-// differently, a new line based on it gets an *IndentError: no guessing.
-func reindent(oldLines, newLines []string, m match, t *text, fs *fileStyle) ([]string, error) {
-	out := make([]string, len(newLines))
-	from := pairLines(oldLines, newLines)
-	var pairs []indentPair
-	identity := true
+// Trailing blanks are dropped and blank lines are empty: the model's
+// blanks are never carried in. When old_string uses one indentation for
+// lines the file indents differently, a line based on it gets an
+// *IndentError: no guessing.
+type indenter struct {
+	oldLines, newLines []string
+	m                  match
+	fs                 *fileStyle
+	pairs              []indentPair
+	identity           bool
+	tr                 *translator // built on first use: it measures the file
+}
+
+func newIndenter(oldLines, newLines []string, m match, t *text, fs *fileStyle) *indenter {
+	in := &indenter{oldLines: oldLines, newLines: newLines, m: m, fs: fs, identity: true}
 	for i, l := range oldLines {
 		if isBlank(l) {
 			continue
 		}
 		p := indentPair{indentOf(l), indentOf(t.line(m.at[i])), m.at[i]}
-		identity = identity && p.model == p.file
-		pairs = append(pairs, p)
+		in.identity = in.identity && p.model == p.file
+		in.pairs = append(in.pairs, p)
 	}
-	var tr *translator // built on first use: it measures the file
-	for k, l := range newLines {
-		switch {
-		case from[k] >= 0:
-			out[k] = t.line(m.at[from[k]])
-		case isBlank(l) && identity:
-			out[k] = l
-		case isBlank(l):
-			out[k] = ""
-		default:
-			if tr == nil {
-				tr = newTranslator(pairs, oldLines, newLines, m, fs)
-			}
-			ind := indentOf(l)
-			if identity && fitsStyle(ind, tr.file) {
-				out[k] = l
-				continue
-			}
-			f, err := tr.translate(ind)
-			if err != nil {
-				err.NewLine = k + 1
-				return nil, err
-			}
-			out[k] = f + l[len(ind):]
-		}
+	return in
+}
+
+// render returns new line k as it goes into the file.
+func (in *indenter) render(k int) (string, error) {
+	l := trimTrailing(in.newLines[k])
+	if l == "" {
+		return "", nil
 	}
-	return out, nil
+	if in.tr == nil {
+		in.tr = newTranslator(in.pairs, in.oldLines, in.newLines, in.m, in.fs)
+	}
+	ind := indentOf(l)
+	if in.identity && fitsStyle(ind, in.tr.file) {
+		return l, nil
+	}
+	f, err := in.tr.translate(ind)
+	if err != nil {
+		err.NewLine = k + 1
+		return "", err
+	}
+	return f + l[len(ind):], nil
 }
 
 // fitsStyle reports whether an indentation uses the style's character:
@@ -80,106 +82,6 @@ func linesOf(t *text, first, last int) []string {
 		lines = append(lines, t.line(j))
 	}
 	return lines
-}
-
-// pairLines maps each non-blank new line equal to an old line to that old
-// line (-1 otherwise): in order first (a longest common subsequence, or a
-// greedy pass when the blocks are too large for one), then moved lines.
-func pairLines(oldLines, newLines []string) []int {
-	from := make([]int, len(newLines))
-	for k := range from {
-		from[k] = -1
-	}
-	if len(oldLines)*len(newLines) > 1<<20 {
-		greedyPairs(oldLines, newLines, from)
-	} else {
-		lcsPairs(oldLines, newLines, from)
-	}
-	movedPairs(oldLines, newLines, from)
-	return from
-}
-
-// movedPairs pairs new lines still unpaired with unused equal old lines,
-// whatever their order, if the old line's text (ignoring whitespace) is
-// unique in old_string: a moved line, not a look-alike made by whitespace
-// slips.
-func movedPairs(oldLines, newLines []string, from []int) {
-	used := make([]bool, len(oldLines))
-	for _, i := range from {
-		if i >= 0 {
-			used[i] = true
-		}
-	}
-	seen := make(map[string]int)
-	for _, o := range oldLines {
-		seen[squeeze(o)]++
-	}
-	for k, l := range newLines {
-		if from[k] >= 0 || isBlank(l) {
-			continue
-		}
-		for i, o := range oldLines {
-			if !used[i] && o == l && seen[squeeze(o)] == 1 {
-				from[k], used[i] = i, true
-				break
-			}
-		}
-	}
-}
-
-// lcsPairs pairs lines along a longest common subsequence.
-func lcsPairs(oldLines, newLines []string, from []int) {
-	n, m := len(oldLines), len(newLines)
-	same := func(i, k int) bool { return oldLines[i] == newLines[k] && !isBlank(oldLines[i]) }
-	// lcs[i][k] is the LCS length of oldLines[i:] and newLines[k:].
-	lcs := make([][]int32, n+1)
-	for i := range lcs {
-		lcs[i] = make([]int32, m+1)
-	}
-	for i := n - 1; i >= 0; i-- {
-		for k := m - 1; k >= 0; k-- {
-			switch {
-			case same(i, k):
-				lcs[i][k] = lcs[i+1][k+1] + 1
-			case lcs[i+1][k] >= lcs[i][k+1]:
-				lcs[i][k] = lcs[i+1][k]
-			default:
-				lcs[i][k] = lcs[i][k+1]
-			}
-		}
-	}
-	for i, k := 0, 0; i < n && k < m; {
-		switch {
-		case same(i, k):
-			from[k] = i
-			i++
-			k++
-		case lcs[i+1][k] >= lcs[i][k+1]:
-			i++
-		default:
-			k++
-		}
-	}
-}
-
-// greedyPairs pairs each new line with the next equal old line.
-func greedyPairs(oldLines, newLines []string, from []int) {
-	where := make(map[string][]int)
-	for i, l := range oldLines {
-		if !isBlank(l) {
-			where[l] = append(where[l], i)
-		}
-	}
-	last := -1
-	for k, l := range newLines {
-		for _, i := range where[l] {
-			if i > last {
-				from[k] = i
-				last = i
-				break
-			}
-		}
-	}
 }
 
 // indentPair is the indentation of one old_string line and of the file

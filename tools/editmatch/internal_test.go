@@ -171,20 +171,31 @@ func TestFitsStyle(t *testing.T) {
 
 func TestPairLines(t *testing.T) {
 	tests := []struct {
-		old, new []string
-		want     []int
+		name        string
+		old, new    []string
+		order, from []int
 	}{
-		{[]string{"a", "b"}, []string{"a", "b"}, []int{0, 1}},
-		{[]string{"a", "}", "b", "}"}, []string{"a", "b", "}"}, []int{0, 2, 3}},
-		{[]string{"a", "b"}, []string{"x", "a", "y"}, []int{-1, 0, -1}},
-		{[]string{"", "a"}, []string{"", "a"}, []int{-1, 1}}, // blank lines never pair
-		{[]string{"}", "x", "}"}, []string{"}", "y", "}", "x", "}"}, []int{0, -1, -1, 1, 2}},
-		{[]string{"a", "b", "c"}, []string{"c", "a"}, []int{2, 0}}, // moved lines pair too
+		{"same", []string{"a", "b"}, []string{"a", "b"}, []int{0, 1}, []int{0, 1}},
+		{"one dropped", []string{"a", "}", "b", "}"}, []string{"a", "b", "}"}, []int{0, 2, 3}, []int{0, 2, 3}},
+		{"added around", []string{"a", "b"}, []string{"x", "a", "y"}, []int{-1, 0, -1}, []int{-1, 0, -1}},
+		{"blank lines pair in order, not by content", []string{"", "a"}, []string{"", "a"}, []int{0, 1}, []int{-1, 1}},
+		{"duplicates", []string{"}", "x", "}"}, []string{"}", "y", "}", "x", "}"}, []int{0, -1, -1, 1, 2}, []int{0, -1, -1, 1, 2}},
+		{"moved lines pair in from only", []string{"a", "b", "c"}, []string{"c", "a"}, []int{2, -1}, []int{2, 0}},
+		{"trailing blanks do not count", []string{"a  ", "b"}, []string{"a", "b\t"}, []int{0, 1}, []int{0, 1}},
+		{"blank runs keep to their kept line", []string{"a", "", "x", "", "b"}, []string{"a", "", "X", "", "b"},
+			[]int{0, 1, -1, 3, 4}, []int{0, -1, -1, -1, 4}},
+		{"a gap split by an insertion", []string{"a", "", "", "b"}, []string{"a", "", "X", "", "b"},
+			[]int{0, 1, -1, 2, 3}, []int{0, -1, -1, -1, 3}},
+		{"one of two blank lines dropped", []string{"a", "", "", "b"}, []string{"a", "", "b"}, []int{0, 1, 3}, []int{0, -1, 3}},
+		{"blank lines added", []string{"a", "b"}, []string{"a", "", "b"}, []int{0, -1, 1}, []int{0, -1, 1}},
 	}
 	for _, tc := range tests {
-		if got := pairLines(tc.old, tc.new); !reflect.DeepEqual(got, tc.want) {
-			t.Errorf("pairLines(%q, %q) = %v, want %v", tc.old, tc.new, got, tc.want)
-		}
+		t.Run(tc.name, func(t *testing.T) {
+			got := pairLines(tc.old, tc.new)
+			if !reflect.DeepEqual(got.order, tc.order) || !reflect.DeepEqual(got.from, tc.from) {
+				t.Errorf("pairLines(%q, %q) = order %v from %v, want %v %v", tc.old, tc.new, got.order, got.from, tc.order, tc.from)
+			}
+		})
 	}
 }
 
@@ -215,6 +226,16 @@ func TestNumbered(t *testing.T) {
 		{[]string{"  12│foo", "  13│bar"}, true},
 		{[]string{"12\tfoo", "", "14\tbar"}, true},
 		{[]string{"1: x"}, true},
+		{[]string{"2 | func f() {", "3 |     x()"}, true},
+		{[]string{"  12|foo", "  13|bar"}, true},
+		{[]string{"12\tfoo"}, true},
+		{[]string{"L12: foo", "L13: bar"}, true},
+		{[]string{"  9 → a", " 10 → b"}, true},
+		{[]string{"2 foo"}, false},
+		{[]string{"12"}, false},
+		{[]string{"L: x"}, false},
+		{[]string{"Lx := 1"}, false},
+		{[]string{"x | y"}, false},
 		{[]string{"12│foo", "bar"}, false},
 		{[]string{"x := 12"}, false},
 		{[]string{""}, false},
@@ -259,6 +280,12 @@ func TestErrors(t *testing.T) {
 		{"ambiguous", &AmbiguousError{Count: 2, Places: []LineRange{{1, 1}, {4, 5}}}, ErrAmbiguous, "(lines 1, 4-5)"},
 		{"ambiguous fuzzy", &AmbiguousError{Count: 3, Fuzzy: true, Places: []LineRange{{2, 2}}}, ErrAmbiguous, "ignoring whitespace it matches 3 places (line 2)"},
 		{"indent", &IndentError{NewLine: 2, FileLines: []int{4, 6}}, ErrIndent, "lines 4, 6 alike"},
+		{"blank lines", &BlankLinesError{FileLines: LineRange{4, 5}, FileBlanks: 2, OldBlanks: 1}, ErrBlankLines,
+			"the file has 2 blank lines at lines 4-5, where old_string has 1"},
+		{"no blank lines", &BlankLinesError{FileLines: LineRange{7, 6}, OldBlanks: 1}, ErrBlankLines,
+			"the file has no blank line just before line 7, where old_string has 1"},
+		{"ambiguous loose", &AmbiguousError{Count: 2, Fuzzy: true, BlankLines: true, Places: []LineRange{{2, 4}, {6, 7}}}, ErrAmbiguous,
+			"ignoring whitespace and blank lines it matches 2 places (lines 2-4, 6-7)"},
 		{"edit", &EditError{Index: 2, Err: ErrEmptyOld}, ErrEmptyOld, "edit 2 failed, so no edits were applied"},
 		{"edit wraps", &EditError{Index: 1, Err: &NotFoundError{}}, ErrNotFound, "edit 1"},
 	}
