@@ -91,6 +91,7 @@ func (h *headless) close() {
 	if h.st != nil {
 		h.st.Close()
 	}
+	h.ws.Close()
 }
 
 // usageError marks errors that are the caller's to fix (exit 2).
