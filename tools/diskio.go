@@ -14,6 +14,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"syscall"
 )
 
 // tempTries bounds the names tried for a temporary file.
@@ -153,7 +154,7 @@ func (w *Workspace) writeDisk(abs string, data []byte, perm fs.FileMode) error {
 	case isEscape(err):
 		return &outsideError{path: p.abs, why: whyLinkOut}
 	case err != nil:
-		return fmt.Errorf("write %s: %w", p.abs, err)
+		return p.named(err)
 	case rel == ".":
 		return fmt.Errorf("write %s: it is a workspace folder, not a file", p.abs)
 	}
@@ -269,14 +270,43 @@ func (w *Workspace) removeDisk(abs string) error {
 }
 
 // named puts the absolute path into a root operation's error, which
-// names the path relative to the root, and turns an escape into an
-// *outsideError.
+// names the path relative to the root, turns an escape into an
+// *outsideError and explains a folder swapped under the operation.
 func (p place) named(err error) error {
 	if isEscape(err) {
 		return &outsideError{path: p.abs, why: whyLinkOut}
+	}
+	if err := p.swapped(err); err != nil {
+		return err
 	}
 	if pe, ok := err.(*fs.PathError); ok && !filepath.IsAbs(pe.Path) {
 		return &fs.PathError{Op: strings.TrimSuffix(pe.Op, "at"), Path: p.abs, Err: pe.Err}
 	}
 	return err
+}
+
+// swapped explains the errors a folder replaced during an operation gives
+// (a link where a folder was: ELOOP, ENOTDIR; something else where a
+// folder was being made: EEXIST) by looking at the path again: leading
+// out now is an *outsideError; every folder on it a folder (or missing)
+// again means it changed meanwhile. It returns nil when err is not of
+// that kind or the path explains it (a file where a folder should be; a
+// link there now means it is still changing).
+func (p place) swapped(err error) error {
+	if !errors.Is(err, syscall.ELOOP) && !errors.Is(err, syscall.ENOTDIR) && !errors.Is(err, fs.ErrExist) {
+		return nil
+	}
+	rel, rerr := p.resolveLinks(p.rel, true)
+	if isEscape(rerr) {
+		return &outsideError{path: p.abs, why: whyLinkOut}
+	}
+	if rerr != nil {
+		return nil
+	}
+	for dir := filepath.Dir(rel); dir != "."; dir = filepath.Dir(dir) {
+		if fi, err := p.root.Lstat(dir); err == nil && !fi.IsDir() && fi.Mode()&fs.ModeSymlink == 0 {
+			return nil // a file where a folder should be: err says so
+		}
+	}
+	return fmt.Errorf("%s: a folder on its path was replaced while agentls used it (%v), so nothing was done: check the folder and try again", p.abs, err)
 }

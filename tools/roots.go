@@ -16,6 +16,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"syscall"
 )
 
 // errClosed is an operation on a workspace after Close.
@@ -265,6 +266,11 @@ func (p place) resolveLinks(rel string, followLast bool) (string, error) {
 			return "", fmt.Errorf("%s: more than %d symbolic links in a chain (a loop?)", filepath.Join(p.top, rel), maxLinks)
 		}
 		target, err := p.root.Readlink(cur)
+		if errors.Is(err, syscall.EINVAL) {
+			// No longer a link: it changed since Lstat; look again.
+			todo = append([]string{name}, todo...)
+			continue
+		}
 		if err != nil {
 			return "", err
 		}
@@ -294,19 +300,10 @@ func splitRel(rel string) []string {
 // its root. os.Root does not export its error, so its text is matched
 // (TestEscapeErrorRecognised fails when Go changes it).
 func isEscape(err error) bool {
-	if err == nil {
-		return false
+	for ; err != nil; err = errors.Unwrap(err) {
+		if err == errLinkOut || err.Error() == errLinkOut.Error() {
+			return true
+		}
 	}
-	if errors.Is(err, errLinkOut) {
-		return true
-	}
-	var pe *fs.PathError
-	if errors.As(err, &pe) {
-		return pe.Err != nil && pe.Err.Error() == errLinkOut.Error()
-	}
-	var le *os.LinkError
-	if errors.As(err, &le) {
-		return le.Err != nil && le.Err.Error() == errLinkOut.Error()
-	}
-	return err.Error() == errLinkOut.Error()
+	return false
 }
