@@ -279,7 +279,11 @@ func (s *grepSearch) report(in grepInput, given string, stats walkStats) string 
 		fmt.Fprintf(&b, "\n(Skipped %d files over %d MiB.)", s.tooLarge, MaxReadSize>>20)
 	}
 	if s.outside > 0 {
-		fmt.Fprintf(&b, "\n(Skipped %s that lead outside the workspace (a symbolic link out, or several hard links): agentls reads only inside the workspace folders.)", plural(s.outside, "file"))
+		what := "entries"
+		if s.outside == 1 {
+			what = "entry"
+		}
+		fmt.Fprintf(&b, "\n(Skipped %d %s leading outside the workspace (symbolic links out, or files with several hard links): agentls reads only inside the workspace folders.)", s.outside, what)
 	}
 	if stats.limitHit {
 		fmt.Fprintf(&b, "\n(Stopped after %d entries: results may be incomplete. Search a smaller folder with path.)", maxWalkEntries)
