@@ -25,6 +25,9 @@ const raceWrites = 300
 type swapper struct {
 	root, dir, away, out string
 	swaps, made          atomic.Int64
+	// calls counts the tool calls ended, so the folder stays long
+	// enough for writes to land.
+	calls atomic.Int64
 }
 
 func (s *swapper) run(stop <-chan struct{}) {
@@ -42,8 +45,14 @@ func (s *swapper) run(stop <-chan struct{}) {
 		}
 		pause(100 * time.Microsecond)
 		s.restore()
-		// Longer: a write that lands syncs to disk, a refusal is quick.
-		pause(400 * time.Microsecond)
+		// A write that lands syncs to disk, a refusal is quick: keep the
+		// folder until up to two more calls ended (at most 20 ms, however
+		// loaded the machine), then swap at a random point of the next.
+		target := s.calls.Load() + rand.Int64N(3)
+		for start := time.Now(); s.calls.Load() < target && time.Since(start) < 20*time.Millisecond; {
+			runtime.Gosched()
+		}
+		pause(200 * time.Microsecond)
 	}
 }
 
@@ -114,6 +123,7 @@ func TestWritesRaceFolderSwappedForLink(t *testing.T) {
 		if res.IsError {
 			failures[failureKind(t, res.Content)]++
 		}
+		s.calls.Add(1)
 	}
 	close(stop)
 	wg.Wait()
