@@ -23,34 +23,30 @@ const tempTries = 100
 // statDisk returns the file or folder at abs, following symbolic links
 // that stay inside its workspace folder.
 func (w *Workspace) statDisk(abs string) (fs.FileInfo, error) {
-	p, err := w.place(abs)
-	if err != nil {
-		return nil, err
-	}
-	defer p.release()
-	var fi fs.FileInfo
-	err = p.inRoot(true, func(rel string) error {
-		var err error
-		fi, err = p.root.Stat(rel)
-		return err
-	})
-	return fi, p.named(err)
+	return inPlace(w, abs, true, func(p place, rel string) (fs.FileInfo, error) { return p.root.Stat(rel) })
 }
 
 // readDirDisk lists the folder at abs in name order.
 func (w *Workspace) readDirDisk(abs string) ([]fs.DirEntry, error) {
+	return inPlace(w, abs, true, func(p place, rel string) ([]fs.DirEntry, error) { return readDirIn(p.root, rel) })
+}
+
+// inPlace runs op on abs through its workspace folder's root (see
+// place.inRoot; followLast follows a link at the end of the path), with
+// errors naming abs.
+func inPlace[T any](w *Workspace, abs string, followLast bool, op func(p place, rel string) (T, error)) (T, error) {
+	var v T
 	p, err := w.place(abs)
 	if err != nil {
-		return nil, err
+		return v, err
 	}
 	defer p.release()
-	var entries []fs.DirEntry
-	err = p.inRoot(true, func(rel string) error {
+	err = p.inRoot(followLast, func(rel string) error {
 		var err error
-		entries, err = readDirIn(p.root, rel)
+		v, err = op(p, rel)
 		return err
 	})
-	return entries, p.named(err)
+	return v, p.named(err)
 }
 
 // readDirIn lists the folder rel of r in name order. The entries' Info
@@ -71,19 +67,15 @@ func readDirIn(r *os.Root, rel string) ([]fs.DirEntry, error) {
 // refusing a folder, a device or FIFO, a file over the limit and a file
 // with more than one hard link (an *outsideError).
 func (w *Workspace) readDisk(abs string) ([]byte, fs.FileInfo, error) {
-	p, err := w.place(abs)
-	if err != nil {
-		return nil, nil, err
+	type read struct {
+		data []byte
+		fi   fs.FileInfo
 	}
-	defer p.release()
-	var data []byte
-	var fi fs.FileInfo
-	err = p.inRoot(true, func(rel string) error {
-		var err error
-		data, fi, err = p.readRegular(rel)
-		return err
+	r, err := inPlace(w, abs, true, func(p place, rel string) (read, error) {
+		data, fi, err := p.readRegular(rel)
+		return read{data, fi}, err
 	})
-	return data, fi, p.named(err)
+	return r.data, r.fi, err
 }
 
 func (p place) readRegular(rel string) ([]byte, fs.FileInfo, error) {
@@ -261,12 +253,8 @@ func createTemp(dir *os.Root, base string) (string, *os.File, error) {
 // itself, not its target; a link that leads out on the way is an
 // *outsideError.
 func (w *Workspace) removeDisk(abs string) error {
-	p, err := w.place(abs)
-	if err != nil {
-		return err
-	}
-	defer p.release()
-	return p.named(p.inRoot(false, func(rel string) error { return p.root.Remove(rel) }))
+	_, err := inPlace(w, abs, false, func(p place, rel string) (struct{}, error) { return struct{}{}, p.root.Remove(rel) })
+	return err
 }
 
 // named puts the absolute path into a root operation's error, which

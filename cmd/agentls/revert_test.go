@@ -17,20 +17,11 @@ func TestRunThenRevert(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(ws, "a.go"), []byte(orig), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	script := filepath.Join(t.TempDir(), "s.json")
-	if err := os.WriteFile(script, []byte(`{"turns":[
+	run := autoTurn(t, ws, `{"turns":[
 		{"tool_calls":[{"name":"view","input":{"file_path":"a.go"}}]},
 		{"tool_calls":[{"name":"edit","input":{"file_path":"a.go","old_string":"return 1","new_string":"return 2"}},
 		               {"name":"write","input":{"file_path":"new/b.txt","content":"created\n"}}]},
-		{"text":"done"}]}`), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	run := func() {
-		t.Helper()
-		if code, out, errb := runCLI(t, "run", "--workspace", ws, "--model", "replay:"+script, "--mode", "auto", "change it"); code != 0 {
-			t.Fatalf("run: %d %s %s", code, out, errb)
-		}
-	}
+		{"text":"done"}]}`)
 	run()
 	if got, _ := os.ReadFile(filepath.Join(ws, "a.go")); !strings.Contains(string(got), "return 2") {
 		t.Fatalf("edit not applied: %q", got)
@@ -86,17 +77,11 @@ func TestRevertRefusesLinkLeadingOut(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(ws, "sub", "a.txt"), []byte("one\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	script := filepath.Join(t.TempDir(), "s.json")
-	if err := os.WriteFile(script, []byte(`{"turns":[
+	autoTurn(t, ws, `{"turns":[
 		{"tool_calls":[{"name":"view","input":{"file_path":"sub/a.txt"}}]},
 		{"tool_calls":[{"name":"edit","input":{"file_path":"sub/a.txt","old_string":"one","new_string":"two"}},
 		               {"name":"write","input":{"file_path":"sub/b.txt","content":"created\n"}}]},
-		{"text":"done"}]}`), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	if code, o, e := runCLI(t, "run", "--workspace", ws, "--model", "replay:"+script, "--mode", "auto", "change it"); code != 0 {
-		t.Fatalf("run: %d %s %s", code, o, e)
-	}
+		{"text":"done"}]}`)()
 	// The folder goes away and a link to an outside copy takes its place.
 	if err := os.Rename(filepath.Join(ws, "sub"), filepath.Join(ws, "sub.away")); err != nil {
 		t.Fatal(err)
@@ -134,5 +119,21 @@ func TestRevertRefusesLinkLeadingOut(t *testing.T) {
 	}
 	if got, _ := os.ReadFile(filepath.Join(ws, "sub", "a.txt")); string(got) != "one\n" {
 		t.Errorf("sub/a.txt after revert = %q", got)
+	}
+}
+
+// autoTurn writes a replay script and returns a function that runs one
+// headless turn of it on ws in auto mode, failing the test if it fails.
+func autoTurn(t *testing.T, ws, script string) func() {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "s.json")
+	if err := os.WriteFile(path, []byte(script), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return func() {
+		t.Helper()
+		if code, out, errb := runCLI(t, "run", "--workspace", ws, "--model", "replay:"+path, "--mode", "auto", "change it"); code != 0 {
+			t.Fatalf("run: %d %s %s", code, out, errb)
+		}
 	}
 }
