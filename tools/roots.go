@@ -179,10 +179,7 @@ func (w *Workspace) place(abs string) (place, error) {
 		// A path reaching a folder through a link outside it (the folder's
 		// parent is a link, say): where it leads decides.
 		real := resolveExisting(abs)
-		found = pick(func(d *rootDir) (string, string, bool) {
-			rel, _, ok := d.relOf(real)
-			return rel, d.real, ok
-		})
+		found = pick(func(d *rootDir) (string, string, bool) { return d.relOf(real) })
 	}
 	if !found {
 		set.release()
