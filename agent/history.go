@@ -56,7 +56,8 @@ type RevertReport struct {
 
 // RevertTurn restores every file the turn changed (the last turn with
 // changes when turnID is empty). A file changed after the turn is left
-// alone and listed, unless force.
+// alone and listed, unless force; a file that now counts as outside the
+// workspace (Workspace.Outside) is left alone and listed, even with force.
 func (h *History) RevertTurn(ctx context.Context, turnID string, force bool) (RevertReport, error) {
 	roots := h.ws.Roots()
 	if len(roots) == 0 {
@@ -89,6 +90,24 @@ func (h *History) RevertTurn(ctx context.Context, turnID string, force bool) (Re
 	if len(changes) == 0 {
 		return RevertReport{}, fmt.Errorf("turn %s changed no files in this workspace", turnID)
 	}
+	// A file that now counts as outside the workspace (a folder on its
+	// path became a link that leads out, a hard-linked file) is left
+	// alone, saying why: agentls writes only inside.
+	var outside []store.Skipped
+	inside := changes[:0:0]
+	seen := map[string]bool{}
+	for _, c := range changes {
+		err := h.ws.Outside(c.Path)
+		if err == nil {
+			inside = append(inside, c)
+			continue
+		}
+		if !seen[c.Path] {
+			seen[c.Path] = true
+			outside = append(outside, store.Skipped{Path: c.Path, Reason: err.Error() + " (not reverted)"})
+		}
+	}
+	changes = inside
 	current := map[string]store.Current{}
 	for _, c := range changes {
 		f, err := h.ws.ReadFile(c.Path)
@@ -100,7 +119,7 @@ func (h *History) RevertTurn(ctx context.Context, turnID string, force bool) (Re
 		}
 	}
 	restores, skipped := store.PlanRevert(changes, current, force)
-	rep := RevertReport{TurnID: turnID, Skipped: skipped}
+	rep := RevertReport{TurnID: turnID, Skipped: append(outside, skipped...)}
 	var done []int64
 	for _, r := range restores {
 		if err := h.ws.Restore(ctx, r.Path, r.Text, r.Exists); err != nil {

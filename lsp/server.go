@@ -173,7 +173,8 @@ func newServer(ctx context.Context, opts Options) *Server {
 }
 
 // closeSession ends what the session left running (background jobs,
-// language servers) and closes the history database.
+// language servers), closes the history database and the workspace
+// folders.
 func (s *Server) closeSession() {
 	s.mu.Lock()
 	env, st := s.shellEnv, s.store
@@ -190,6 +191,7 @@ func (s *Server) closeSession() {
 		}
 	}
 	s.lsp.Shutdown(context.Background())
+	s.ws.Close()
 }
 
 // handle is the jsonrpc2 handler. It never returns an error: jsonrpc2

@@ -5,8 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
-	"path/filepath"
 )
 
 // FileChange is one file's new content, computed against a known version.
@@ -74,51 +72,19 @@ func (w *Workspace) writeChange(ctx context.Context, cur File, text, label strin
 	if mode == 0 {
 		mode = 0o644
 	}
-	return Applied{Saved: true}, WriteFileAtomic(cur.Path, []byte(text), mode)
-}
-
-func statFile(p string) (fs.FileInfo, error) { return os.Stat(p) }
-
-// WriteFileAtomic writes data to path through a temporary file in the same
-// folder and a rename, so a reader never sees half a file and a crash
-// leaves the old content. The file gets mode perm.
-func WriteFileAtomic(path string, data []byte, perm fs.FileMode) error {
-	dir := filepath.Dir(path)
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return fmt.Errorf("create folder %s: %w", dir, err)
-	}
-	tmp, err := os.CreateTemp(dir, "."+filepath.Base(path)+".agentls-*")
-	if err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	name := tmp.Name()
-	defer os.Remove(name) // no-op after the rename
-	if _, err := tmp.Write(data); err != nil {
-		tmp.Close()
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	if err := tmp.Chmod(perm); err != nil {
-		tmp.Close()
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	if err := tmp.Sync(); err != nil {
-		tmp.Close()
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	if err := tmp.Close(); err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	if err := os.Rename(name, path); err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	return nil
+	return Applied{Saved: true}, w.writeDisk(cur.Path, []byte(text), mode)
 }
 
 // Restore puts a file back to text (or deletes it when exists is false),
 // through the editor's buffer when it is open there, else on disk. It is
 // for reverting the agent's own changes at the person's request, so it
-// does not pass the permission gate.
+// does not pass the permission gate; a path that now counts as outside
+// the workspace (a folder on the way swapped for a symbolic link that
+// leads out, a hard-linked file) is refused, buffer or disk.
 func (w *Workspace) Restore(ctx context.Context, path, text string, exists bool) error {
+	if err := w.Outside(path); err != nil {
+		return fmt.Errorf("restore %s: %w; nothing was restored: put the folder back, or restore the file by hand", path, err)
+	}
 	cur, err := w.ReadFile(path)
 	missing := errors.Is(err, fs.ErrNotExist)
 	if err != nil && !missing {
@@ -128,7 +94,7 @@ func (w *Workspace) Restore(ctx context.Context, path, text string, exists bool)
 		if missing {
 			return nil
 		}
-		if err := os.Remove(path); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		if err := w.removeDisk(path); err != nil && !errors.Is(err, fs.ErrNotExist) {
 			return fmt.Errorf("restore %s: delete: %w", path, err)
 		}
 		return nil

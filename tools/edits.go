@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"strings"
 
 	"github.com/agentls/agentls/permission"
 )
@@ -44,7 +43,8 @@ type plan struct {
 }
 
 // writeTarget resolves a path the agent wants to change. Paths outside
-// every root are a hard block, reported through the permission gate.
+// the workspace (see Workspace.Outside) are a hard block, reported through
+// the permission gate; the write itself is confined again (writeDisk).
 func (w *Workspace) writeTarget(p string) (abs, blocked string, err error) {
 	if p == "" {
 		return "", "", errors.New("file_path is required")
@@ -53,8 +53,8 @@ func (w *Workspace) writeTarget(p string) (abs, blocked string, err error) {
 	if err != nil {
 		return "", "", err
 	}
-	if !w.Inside(abs) {
-		return abs, fmt.Sprintf("%s is outside the workspace roots (%s): agentls only changes files inside them", abs, strings.Join(w.Roots(), ", ")), nil
+	if err := w.Outside(abs); err != nil {
+		return abs, blockedWrite(w, err), nil
 	}
 	return abs, "", nil
 }

@@ -4,7 +4,6 @@ import (
 	"context"
 	_ "embed"
 	"fmt"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -122,7 +121,7 @@ func (t *GlobTool) Run(ctx context.Context, call Call) (Result, error) {
 	if given == "" {
 		given = q.search
 	}
-	fi, err := os.Stat(q.search)
+	fi, err := t.ws.statDisk(q.search)
 	switch {
 	case isNotExist(err):
 		return notFound(t.ws, "Folder", given, q.search), nil
@@ -134,13 +133,13 @@ func (t *GlobTool) Run(ctx context.Context, call Call) (Result, error) {
 
 	var matches []globMatch
 	var stats walkStats
-	if wi, err := os.Stat(q.walk); err == nil && wi.IsDir() {
+	if wi, err := t.ws.statDisk(q.walk); err == nil && wi.IsDir() {
 		stats, err = t.ws.walk(ctx, q.walk, nil, func(e walkEntry) walkAction {
 			if e.isDir || !doublestar.MatchUnvalidated(q.pattern, e.rel) {
 				return walkContinue
 			}
 			m := globMatch{path: e.abs}
-			if info, err := e.entry.Info(); err == nil {
+			if info, err := e.info(); err == nil {
 				m.modTime = info.ModTime()
 			}
 			matches = append(matches, m)

@@ -112,6 +112,17 @@ type grepSearch struct {
 	count     int
 	truncated bool
 	tooLarge  int
+	// outside counts files left out because they lead outside the
+	// workspace (a link out, several hard links).
+	outside int
+}
+
+// countOutside counts a file refused as outside the workspace.
+func (s *grepSearch) countOutside(err error) {
+	var oe *outsideError
+	if errors.As(err, &oe) {
+		s.outside++
+	}
 }
 
 // Run searches and returns matches grouped by file.
@@ -131,7 +142,7 @@ func (t *GrepTool) Run(ctx context.Context, call Call) (Result, error) {
 	if in.LiteralText {
 		s.literal = in.Pattern
 	}
-	fi, err := os.Stat(abs)
+	fi, err := t.ws.statDisk(abs)
 	var stats walkStats
 	switch {
 	case isNotExist(err):
@@ -150,11 +161,10 @@ func (t *GrepTool) Run(ctx context.Context, call Call) (Result, error) {
 				return walkContinue
 			}
 			if e.entry.Type()&os.ModeSymlink != 0 {
-				// Never read through a link that leaves the roots.
-				if !t.ws.Inside(e.abs) {
-					return walkContinue
-				}
-				if fi, err := os.Stat(e.abs); err != nil || !fi.Mode().IsRegular() {
+				// A link is read only when it leads to a regular file
+				// inside; one that leads out is counted, not read.
+				if fi, err := t.ws.statDisk(e.abs); err != nil || !fi.Mode().IsRegular() {
+					s.countOutside(err)
 					return walkContinue
 				}
 			} else if !e.entry.Type().IsRegular() {
@@ -195,6 +205,7 @@ func (s *grepSearch) file(abs string) bool {
 		if errors.Is(err, errTooLarge) {
 			s.tooLarge++
 		}
+		s.countOutside(err)
 		return true
 	}
 	if s.literal != "" && !strings.Contains(f.Text, s.literal) {
@@ -266,6 +277,13 @@ func (s *grepSearch) report(in grepInput, given string, stats walkStats) string 
 	}
 	if s.tooLarge > 0 {
 		fmt.Fprintf(&b, "\n(Skipped %d files over %d MiB.)", s.tooLarge, MaxReadSize>>20)
+	}
+	if s.outside > 0 {
+		what := "entries"
+		if s.outside == 1 {
+			what = "entry"
+		}
+		fmt.Fprintf(&b, "\n(Skipped %d %s leading outside the workspace (symbolic links out, or files with several hard links): agentls reads only inside the workspace folders.)", s.outside, what)
 	}
 	if stats.limitHit {
 		fmt.Fprintf(&b, "\n(Stopped after %d entries: results may be incomplete. Search a smaller folder with path.)", maxWalkEntries)

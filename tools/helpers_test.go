@@ -31,6 +31,7 @@ func newTestWS(t *testing.T, ov Overlay) (*Workspace, string) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	t.Cleanup(func() { ws.Close() })
 	return ws, root
 }
 

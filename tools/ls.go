@@ -4,7 +4,6 @@ import (
 	"context"
 	_ "embed"
 	"fmt"
-	"os"
 	"strings"
 
 	"github.com/agentls/agentls/permission"
@@ -91,7 +90,7 @@ func (t *LSTool) Run(ctx context.Context, call Call) (Result, error) {
 	if given == "" {
 		given = abs
 	}
-	fi, err := os.Stat(abs)
+	fi, err := t.ws.statDisk(abs)
 	switch {
 	case isNotExist(err):
 		return notFound(t.ws, "Folder", given, abs), nil

@@ -162,7 +162,7 @@ func TestLSOutsideAndDescribe(t *testing.T) {
 		if !req.OutsideRoots {
 			t.Errorf("Describe(%s): OutsideRoots false", p)
 		}
-		checkResult(t, callTool(t, tool, lsInput{Path: p}), true, []string{"outside the workspace roots"}, []string{"secret.txt"})
+		checkResult(t, callTool(t, tool, lsInput{Path: p}), true, []string{"is outside the workspace ("}, []string{"secret.txt"})
 	}
 	req, err := describeTool(t, tool, lsInput{})
 	if err != nil {

@@ -14,7 +14,6 @@ import (
 	"hash/maphash"
 	"log/slog"
 	"maps"
-	"os"
 	"path/filepath"
 	"slices"
 	"sort"
@@ -544,7 +543,7 @@ func (e *LSPEnv) locate(ctx context.Context, in lspPosInput, tool string) (lspTa
 		if !e.ws.Inside(abs) {
 			return lspTarget{}, fmt.Errorf("%s", outsideMessage(e.ws, abs))
 		}
-		if _, err := os.Stat(abs); err != nil && !e.isOpen(abs) {
+		if _, err := e.ws.statDisk(abs); err != nil && !e.isOpen(abs) {
 			return lspTarget{}, fmt.Errorf("%s: %s: %w", tool, in.FilePath, err)
 		}
 	}

@@ -2,7 +2,6 @@ package tools
 
 import (
 	"fmt"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -36,15 +35,6 @@ func target(ws *Workspace, p, param string, def bool) (string, error) {
 		return "", fmt.Errorf("%s: %w", param, err)
 	}
 	return abs, nil
-}
-
-// outsideMessage is the refusal for a path outside every root.
-func outsideMessage(ws *Workspace, abs string) string {
-	roots := strings.Join(ws.Roots(), ", ")
-	if roots == "" {
-		roots = "none open"
-	}
-	return fmt.Sprintf("%s is outside the workspace roots (%s); agentls only reads inside them. Use a path inside a workspace folder.", abs, roots)
 }
 
 // readRequest is the permission request every read-only tool makes.
@@ -109,7 +99,7 @@ func cutLine(s string, max int) string {
 // correct a typo.
 func notFound(ws *Workspace, what, given, abs string) Result {
 	dir, base := filepath.Dir(abs), strings.ToLower(filepath.Base(abs))
-	entries, err := os.ReadDir(dir)
+	entries, err := ws.readDirDisk(dir)
 	if err != nil {
 		return Errorf("%s not found: %s (its folder %s does not exist either). Use ls or glob to find it.", what, given, display(ws, dir))
 	}

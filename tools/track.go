@@ -43,7 +43,7 @@ func (w *Workspace) setRecord(session, path string, r readRecord) {
 func (w *Workspace) recordWrite(session string, f File, text string) {
 	r := readRecord{open: f.Open, hash: sha256.Sum256([]byte(text))}
 	if !f.Open {
-		if fi, err := statFile(f.Path); err == nil {
+		if fi, err := w.statDisk(f.Path); err == nil {
 			r.modTime, r.size = fi.ModTime(), fi.Size()
 		}
 	}

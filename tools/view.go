@@ -5,8 +5,6 @@ import (
 	_ "embed"
 	"errors"
 	"fmt"
-	"io"
-	"os"
 	"strings"
 
 	"github.com/agentls/agentls/permission"
@@ -107,7 +105,7 @@ func (t *ViewTool) Run(ctx context.Context, call Call) (Result, error) {
 	lines := splitLines(f.Text)
 	var b strings.Builder
 	if f.Open {
-		b.WriteString(bufferNote(f))
+		b.WriteString(bufferNote(t.ws, f))
 	}
 	b.WriteString("<file>\n")
 	switch {
@@ -155,34 +153,15 @@ func splitLines(text string) []string {
 // bufferNote tells the model when it is reading an editor buffer that
 // differs from disk: shell commands and builds see the disk version, and
 // the model should not be surprised by the difference.
-func bufferNote(f File) string {
-	disk, err := readDisk(f.Path)
+func bufferNote(ws *Workspace, f File) string {
+	disk, _, err := ws.readDisk(f.Path)
 	switch {
 	case isNotExist(err):
 		return fmt.Sprintf("(Showing the editor's unsaved buffer, version %d: the file is not saved to disk yet, so shell commands and builds do not see it.)\n", f.Version)
-	case err != nil || disk == f.Text:
+	case err != nil || string(disk) == f.Text:
 		return ""
 	}
 	return fmt.Sprintf("(Showing the editor's unsaved buffer, version %d: it differs from the file on disk, which shell commands and builds see.)\n", f.Version)
-}
-
-// readDisk reads at most MaxReadSize+1 bytes of a file on disk: enough to
-// compare it with a buffer that ReadFile accepted.
-func readDisk(path string) (string, error) {
-	fi, err := os.Stat(path)
-	if err != nil {
-		return "", err
-	}
-	if !fi.Mode().IsRegular() {
-		return "", fmt.Errorf("%s is not a regular file", path)
-	}
-	fh, err := os.Open(path)
-	if err != nil {
-		return "", err
-	}
-	defer fh.Close()
-	data, err := io.ReadAll(io.LimitReader(fh, MaxReadSize+1))
-	return string(data), err
 }
 
 func (t *ViewTool) readError(given, abs string, err error) Result {
@@ -192,7 +171,7 @@ func (t *ViewTool) readError(given, abs string, err error) Result {
 	case errors.Is(err, ErrBinary):
 		return Errorf("Cannot view %s: it is a binary file (not UTF-8 text). view shows text files only.", given)
 	}
-	if fi, serr := os.Stat(abs); serr == nil && fi.IsDir() {
+	if fi, serr := t.ws.statDisk(abs); serr == nil && fi.IsDir() {
 		return Errorf("%s is a directory, not a file. Use the ls tool to list it.", given)
 	}
 	return Errorf("Cannot read %s: %v", given, err)

@@ -274,7 +274,7 @@ func TestViewOutsideRoots(t *testing.T) {
 				t.Errorf("Describe: OutsideRoots false for %s", p)
 			}
 			res := callTool(t, tool, viewInput{FilePath: p})
-			checkResult(t, res, true, []string{"outside the workspace roots", root, "agentls only reads inside them"}, []string{"top secret"})
+			checkResult(t, res, true, []string{"is outside the workspace (", root, "agentls only reads inside the workspace folders"}, []string{"top secret"})
 		})
 	}
 }

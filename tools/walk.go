@@ -197,18 +197,22 @@ func (s *ignoreStack) ignored(abs string, isDir bool) bool {
 	return false
 }
 
-// loadIgnoreFile reads an ignore file; a missing or unreadable one gives
-// nil. Only regular files are read: a symlink could point outside the
-// roots, and a FIFO would block.
-func loadIgnoreFile(dir, path string) *ignoreList {
-	if fi, err := os.Lstat(path); err != nil || !fi.Mode().IsRegular() {
+// loadIgnoreFile reads the ignore file rel of r, whose rules are relative
+// to the folder dir (absolute); a missing or unreadable one gives nil.
+// Only regular files are read, through the root: a symlink could point
+// outside the roots, and a FIFO would block.
+func loadIgnoreFile(r *os.Root, rel, dir string) *ignoreList {
+	if fi, err := r.Lstat(rel); err != nil || !fi.Mode().IsRegular() {
 		return nil
 	}
-	f, err := os.Open(path)
+	f, err := r.OpenFile(rel, os.O_RDONLY|openReadFlag, 0)
 	if err != nil {
 		return nil
 	}
 	defer f.Close()
+	if fi, err := f.Stat(); err != nil || !fi.Mode().IsRegular() {
+		return nil
+	}
 	data, err := io.ReadAll(io.LimitReader(f, maxIgnoreFileSize))
 	if err != nil {
 		return nil
@@ -217,29 +221,24 @@ func loadIgnoreFile(dir, path string) *ignoreList {
 	return l
 }
 
-// ignoreChain returns the ignore lists that apply above base: the
-// root's .git/info/exclude and every .gitignore from the workspace root
-// containing base down to base's parent. base's own .gitignore is read by
-// the walk. Files above the workspace root are not read: agentls reads
-// only inside the roots.
-func (w *Workspace) ignoreChain(base string) *ignoreStack {
-	root := w.Root(base)
-	if root == "" {
-		return nil
-	}
+// ignoreChain returns the ignore lists that apply above the walk base
+// baseRel (relative to the folder of p): the folder's .git/info/exclude
+// and every .gitignore from the folder down to base's parent. base's own
+// .gitignore is read by the walk. Files above the workspace folder are
+// not read: agentls reads only inside the roots.
+func ignoreChain(p place, baseRel string) *ignoreStack {
 	var s *ignoreStack
-	s = s.push(loadIgnoreFile(root, filepath.Join(root, ".git", "info", "exclude")))
-	rel, ok := relTo(root, base)
-	if !ok {
-		return s // base is the root
+	s = s.push(loadIgnoreFile(p.root, filepath.Join(".git", "info", "exclude"), p.top))
+	if baseRel == "." {
+		return s
 	}
-	dir := root
-	parts := strings.Split(rel, "/")
+	dir := "."
+	parts := splitRel(baseRel)
 	for _, part := range parts[:len(parts)-1] {
-		s = s.push(loadIgnoreFile(dir, filepath.Join(dir, ".gitignore")))
+		s = s.push(loadIgnoreFile(p.root, filepath.Join(dir, ".gitignore"), filepath.Join(p.top, dir)))
 		dir = filepath.Join(dir, part)
 	}
-	return s.push(loadIgnoreFile(dir, filepath.Join(dir, ".gitignore")))
+	return s.push(loadIgnoreFile(p.root, filepath.Join(dir, ".gitignore"), filepath.Join(p.top, dir)))
 }
 
 // walkEntry is one file or folder found by walk.
@@ -248,7 +247,14 @@ type walkEntry struct {
 	rel   string // slash-separated, relative to the walk base
 	isDir bool   // a real folder; a symlink to one is not (walk never follows links)
 	entry fs.DirEntry
+	// root and rootRel reach the entry through its workspace folder.
+	root    *os.Root
+	rootRel string
 }
+
+// info stats the entry itself (a link is not followed) through its
+// workspace folder; entry.Info would stat it by path, outside the root.
+func (e walkEntry) info() (fs.FileInfo, error) { return e.root.Lstat(e.rootRel) }
 
 // walkAction tells walk what to do after an entry.
 type walkAction int
@@ -268,15 +274,30 @@ type walkStats struct {
 // folder's entries in name order, so a walk cut short has covered the
 // shallow levels. Entries ignored by .gitignore files, by extra (patterns
 // relative to base, overriding .gitignore) or by skipDirName are not
-// visited. Symlinks are reported, never followed. Unreadable sub-folders
+// visited. Symlinks are reported, never followed. Every folder is read
+// through the workspace folder's root, so one swapped for a link that
+// leads out during the walk is skipped, not read. Unreadable sub-folders
 // are skipped; an unreadable base is an error.
 func (w *Workspace) walk(ctx context.Context, base string, extra *ignoreList, fn func(walkEntry) walkAction) (walkStats, error) {
 	type folder struct {
-		abs, rel string
-		ign      *ignoreStack
+		abs, rel, rootRel string
+		ign               *ignoreStack
 	}
 	var stats walkStats
-	queue := []folder{{abs: base, ign: w.ignoreChain(base)}}
+	p, err := w.place(base)
+	if err != nil {
+		return stats, fmt.Errorf("read folder %s: %w", base, err)
+	}
+	defer p.release()
+	// The base without links, so every folder below is reached through
+	// real folders only: a folder swapped for a link meanwhile is refused
+	// by the root, not followed out.
+	baseRel, err := p.resolveLinks(p.rel, true)
+	if err != nil {
+		return stats, fmt.Errorf("read folder %s: %w", base, p.named(err))
+	}
+	top := filepath.Join(p.top, baseRel)
+	queue := []folder{{abs: top, rootRel: baseRel, ign: ignoreChain(p, baseRel)}}
 	visited := 0
 	for len(queue) > 0 {
 		if err := ctx.Err(); err != nil {
@@ -284,14 +305,14 @@ func (w *Workspace) walk(ctx context.Context, base string, extra *ignoreList, fn
 		}
 		d := queue[0]
 		queue = queue[1:]
-		entries, err := os.ReadDir(d.abs)
+		entries, err := readDirIn(p.root, d.rootRel)
 		if err != nil {
 			if d.rel == "" {
-				return stats, fmt.Errorf("read folder %s: %w", base, err)
+				return stats, fmt.Errorf("read folder %s: %w", base, p.named(err))
 			}
 			continue
 		}
-		ign := d.ign.push(loadIgnoreFile(d.abs, filepath.Join(d.abs, ".gitignore")))
+		ign := d.ign.push(loadIgnoreFile(p.root, filepath.Join(d.rootRel, ".gitignore"), d.abs))
 		for _, e := range entries {
 			isDir := e.IsDir()
 			if isDir && skipDirName(e.Name()) {
@@ -309,11 +330,12 @@ func (w *Workspace) walk(ctx context.Context, base string, extra *ignoreList, fn
 				stats.limitHit = true
 				return stats, nil
 			}
-			if fn(walkEntry{abs: abs, rel: rel, isDir: isDir, entry: e}) == walkStop {
+			rootRel := filepath.Join(d.rootRel, e.Name())
+			if fn(walkEntry{abs: abs, rel: rel, isDir: isDir, entry: e, root: p.root, rootRel: rootRel}) == walkStop {
 				return stats, nil
 			}
 			if isDir {
-				queue = append(queue, folder{abs: abs, rel: rel, ign: ign})
+				queue = append(queue, folder{abs: abs, rel: rel, rootRel: rootRel, ign: ign})
 			}
 		}
 	}

@@ -4,9 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
-	"os"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -29,10 +27,13 @@ type Overlay interface {
 
 // Workspace is the set of roots the agent works in and the overlay it
 // reads through. It is safe for concurrent use; roots change when the
-// editor adds or removes workspace folders.
+// editor adds or removes workspace folders. Every file operation on disk
+// goes through the os.Root of the folder holding the path (tools/roots.go,
+// tools/diskio.go); Close releases them.
 type Workspace struct {
 	mu      sync.RWMutex
-	roots   []string
+	set     *rootSet
+	closed  bool
 	overlay Overlay
 	applier Applier
 	// recorder keeps the change history (nil: none).
@@ -47,14 +48,15 @@ type Workspace struct {
 // NewWorkspace returns a workspace over the given roots (made absolute and
 // cleaned). overlay may be nil.
 func NewWorkspace(roots []string, overlay Overlay) (*Workspace, error) {
-	w := &Workspace{overlay: overlay}
+	w := &Workspace{overlay: overlay, set: newRootSet(nil)}
 	if err := w.SetRoots(roots); err != nil {
 		return nil, err
 	}
 	return w, nil
 }
 
-// SetRoots replaces the roots.
+// SetRoots replaces the roots. The folders are opened on first use; the
+// previous ones are closed once the operations using them end.
 func (w *Workspace) SetRoots(roots []string) error {
 	clean := make([]string, 0, len(roots))
 	for _, r := range roots {
@@ -64,9 +66,27 @@ func (w *Workspace) SetRoots(roots []string) error {
 		}
 		clean = append(clean, abs)
 	}
+	set := newRootSet(clean)
 	w.mu.Lock()
-	w.roots = clean
+	if w.closed {
+		w.mu.Unlock()
+		set.retire()
+		return errClosed
+	}
+	old := w.set
+	w.set = set
 	w.mu.Unlock()
+	old.retire()
+	return nil
+}
+
+// Close closes the workspace folders; file operations fail afterwards.
+func (w *Workspace) Close() error {
+	w.mu.Lock()
+	w.closed = true
+	set := w.set
+	w.mu.Unlock()
+	set.retire()
 	return nil
 }
 
@@ -74,7 +94,11 @@ func (w *Workspace) SetRoots(roots []string) error {
 func (w *Workspace) Roots() []string {
 	w.mu.RLock()
 	defer w.mu.RUnlock()
-	return append([]string(nil), w.roots...)
+	roots := make([]string, len(w.set.dirs))
+	for i, d := range w.set.dirs {
+		roots[i] = d.path
+	}
+	return roots
 }
 
 // Abs resolves a model-given path: absolute paths are cleaned, relative ones
@@ -91,18 +115,6 @@ func (w *Workspace) Abs(p string) (string, error) {
 		return "", fmt.Errorf("relative path %s but no workspace folder is open: give an absolute path", p)
 	}
 	return filepath.Join(roots[0], p), nil
-}
-
-// Inside reports whether abs lies inside a root, after resolving symlinks
-// on both sides (a link inside the root pointing out is outside).
-func (w *Workspace) Inside(abs string) bool {
-	real := resolveExisting(abs)
-	for _, r := range w.Roots() {
-		if within(resolveExisting(r), real) {
-			return true
-		}
-	}
-	return false
 }
 
 // Root returns the root that contains abs, or "".
@@ -134,7 +146,9 @@ func within(root, p string) bool {
 }
 
 // resolveExisting resolves symlinks in the longest existing prefix of p, so
-// a file not yet created still resolves through its parent folders.
+// a file not yet created still resolves through its parent folders. It
+// only names a path (which folder holds it); operations on the path go
+// through the folder's root.
 func resolveExisting(p string) string {
 	p = filepath.Clean(p)
 	rest := ""
@@ -174,7 +188,10 @@ var ErrBinary = errors.New("binary file")
 var errTooLarge = errors.New("file too large")
 
 // ReadFile returns the file's text, from the editor's buffer when it is
-// open, else from disk. Binary and oversized files are refused.
+// open, else from disk through the workspace folder's root. Binary and
+// oversized files are refused, and so are files on disk outside the
+// workspace (*outsideError: under no folder, behind a symbolic link that
+// leads out, or with more than one hard link).
 func (w *Workspace) ReadFile(abs string) (File, error) {
 	abs = filepath.Clean(abs)
 	if w.overlay != nil {
@@ -182,35 +199,9 @@ func (w *Workspace) ReadFile(abs string) (File, error) {
 			return File{Path: abs, Text: d.Text, Open: true, Version: d.Version}, nil
 		}
 	}
-	fi, err := os.Stat(abs)
+	data, fi, err := w.readDisk(abs)
 	if err != nil {
 		return File{}, err
-	}
-	if fi.IsDir() {
-		return File{}, fmt.Errorf("%s is a directory, not a file: use ls to list it", abs)
-	}
-	if !fi.Mode().IsRegular() {
-		// Opening a FIFO or device could block or never end.
-		return File{}, fmt.Errorf("%s is not a regular file (%s); agentls reads regular files only", abs, fi.Mode().Type())
-	}
-	tooLarge := func(size int64) error {
-		return fmt.Errorf("%s is %d bytes, over the %d-byte limit for reading files (%w): read part of it with a shell command such as sed -n '1,200p', or ask the user", abs, size, MaxReadSize, errTooLarge)
-	}
-	if fi.Size() > MaxReadSize {
-		return File{}, tooLarge(fi.Size())
-	}
-	f, err := os.Open(abs)
-	if err != nil {
-		return File{}, err
-	}
-	defer f.Close()
-	// Read through a limit: the file may grow after Stat.
-	data, err := io.ReadAll(io.LimitReader(f, MaxReadSize+1))
-	if err != nil {
-		return File{}, fmt.Errorf("read %s: %w", abs, err)
-	}
-	if len(data) > MaxReadSize {
-		return File{}, tooLarge(int64(len(data)))
 	}
 	if IsBinary(data) {
 		return File{}, fmt.Errorf("%s: %w; agentls reads text files only", abs, ErrBinary)

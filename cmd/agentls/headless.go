@@ -94,6 +94,7 @@ func (h *headless) close() {
 	if h.st != nil {
 		h.st.Close()
 	}
+	h.ws.Close()
 }
 
 // trustNotice tells the person on stderr, once per server and folder,

@@ -45,6 +45,7 @@ func cmdRevert(ctx context.Context, args []string, stdout, stderr io.Writer) int
 		fmt.Fprintln(stderr, "agentls revert:", err)
 		return 2
 	}
+	defer ws.Close()
 	st, err := store.Open(ctx, store.DefaultPath(dirs.Data))
 	if err != nil {
 		fmt.Fprintln(stderr, "agentls revert:", err)

@@ -13,7 +13,7 @@ import (
 	"strings"
 	"sync"
 
-	"golang.org/x/sys/unix"
+	"golang.org/x/term"
 
 	"github.com/agentls/agentls/agent"
 	"github.com/agentls/agentls/agent/model"
@@ -145,10 +145,8 @@ func cmdRun(ctx context.Context, args []string, stdin io.Reader, stdout, stderr 
 	return 1
 }
 
-func isTerminal(f *os.File) bool {
-	_, err := unix.IoctlGetTermios(int(f.Fd()), unix.TCGETS)
-	return err == nil
-}
+// isTerminal reports whether f is a terminal (on every system).
+func isTerminal(f *os.File) bool { return term.IsTerminal(int(f.Fd())) }
 
 // terminalAsker asks on the terminal for headless runs.
 type terminalAsker struct {
