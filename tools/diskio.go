@@ -15,6 +15,8 @@ import (
 	"strconv"
 	"strings"
 	"syscall"
+
+	"github.com/agentls/agentls/tools/confine"
 )
 
 // tempTries bounds the names tried for a temporary file.
@@ -104,7 +106,7 @@ func (p place) readRegular(rel string) ([]byte, fs.FileInfo, error) {
 	if err := p.regular(fi); err != nil {
 		return nil, nil, err
 	}
-	if n, _ := linkCount(fi, f); n > 1 {
+	if n, _ := confine.LinkCount(fi, f); n > 1 {
 		return nil, nil, &outsideError{path: p.abs, why: whyHardLinks(n)}
 	}
 	// Read through a limit: the file may grow after Stat.

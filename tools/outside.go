@@ -6,6 +6,8 @@ import (
 	"io/fs"
 	"os"
 	"strings"
+
+	"github.com/agentls/agentls/tools/confine"
 )
 
 // Why a path counts as outside the workspace, for the model.
@@ -74,7 +76,7 @@ func (w *Workspace) Inside(abs string) bool { return w.Outside(abs) == nil }
 // hardLinks returns how many names the regular file rel of r, described
 // by fi, has (1 when the system cannot tell).
 func hardLinks(r *os.Root, rel string, fi fs.FileInfo) uint64 {
-	if n, ok := linkCount(fi, nil); ok {
+	if n, ok := confine.LinkCount(fi, nil); ok {
 		return n
 	}
 	f, err := r.Open(rel)
@@ -82,7 +84,7 @@ func hardLinks(r *os.Root, rel string, fi fs.FileInfo) uint64 {
 		return 1
 	}
 	defer f.Close()
-	n, _ := linkCount(fi, f)
+	n, _ := confine.LinkCount(fi, f)
 	return n
 }
 

@@ -122,7 +122,7 @@ func Inside(resolvedRoots []string, dir, p string) bool {
 	if !in {
 		return false
 	}
-	if fi, err := os.Stat(real); err == nil && fi.Mode().IsRegular() && links(real, fi) > 1 {
+	if fi, err := os.Stat(real); err == nil && MultiLinked(real, fi) {
 		return false
 	}
 	return true
@@ -132,5 +132,17 @@ func Inside(resolvedRoots []string, dir, p string) bool {
 // regular file with more than one hard link, which counts as outside the
 // workspace.
 func MultiLinked(path string, fi fs.FileInfo) bool {
-	return fi.Mode().IsRegular() && links(path, fi) > 1
+	if !fi.Mode().IsRegular() {
+		return false
+	}
+	n, ok := LinkCount(fi, nil)
+	if !ok {
+		f, err := os.Open(path)
+		if err != nil {
+			return false
+		}
+		defer f.Close()
+		n, _ = LinkCount(fi, f)
+	}
+	return n > 1
 }

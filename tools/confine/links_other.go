@@ -2,7 +2,10 @@
 
 package confine
 
-import "io/fs"
+import (
+	"io/fs"
+	"os"
+)
 
-// links is 1 where the platform gives no link count.
-func links(_ string, _ fs.FileInfo) uint64 { return 1 }
+// LinkCount is 1 where the platform gives no link count.
+func LinkCount(fs.FileInfo, *os.File) (uint64, bool) { return 1, true }

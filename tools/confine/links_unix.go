@@ -4,14 +4,16 @@ package confine
 
 import (
 	"io/fs"
+	"os"
 	"syscall"
 )
 
-// links returns the file's hard-link count (1 when the platform's stat
-// does not say).
-func links(_ string, fi fs.FileInfo) uint64 {
+// LinkCount returns how many hard links the file described by fi (and,
+// where the platform needs it, opened as f) has; ok is false when the
+// platform cannot tell without f.
+func LinkCount(fi fs.FileInfo, _ *os.File) (n uint64, ok bool) {
 	if st, ok := fi.Sys().(*syscall.Stat_t); ok {
-		return uint64(st.Nlink)
+		return uint64(st.Nlink), true
 	}
-	return 1
+	return 1, false
 }

@@ -4,25 +4,19 @@ package confine
 
 import (
 	"io/fs"
-
-	"golang.org/x/sys/windows"
+	"os"
+	"syscall"
 )
 
-// links returns the file's hard-link count (1 when it cannot be read).
-func links(path string, _ fs.FileInfo) uint64 {
-	p, err := windows.UTF16PtrFromString(path)
-	if err != nil {
-		return 1
+// LinkCount returns how many hard links the file opened as f has; ok is
+// false without f, which Windows needs to tell.
+func LinkCount(_ fs.FileInfo, f *os.File) (n uint64, ok bool) {
+	if f == nil {
+		return 1, false
 	}
-	h, err := windows.CreateFile(p, 0, windows.FILE_SHARE_READ|windows.FILE_SHARE_WRITE|windows.FILE_SHARE_DELETE,
-		nil, windows.OPEN_EXISTING, windows.FILE_FLAG_BACKUP_SEMANTICS, 0)
-	if err != nil {
-		return 1
+	var d syscall.ByHandleFileInformation
+	if err := syscall.GetFileInformationByHandle(syscall.Handle(f.Fd()), &d); err != nil {
+		return 1, false
 	}
-	defer windows.CloseHandle(h)
-	var info windows.ByHandleFileInformation
-	if err := windows.GetFileInformationByHandle(h, &info); err != nil {
-		return 1
-	}
-	return uint64(info.NumberOfLinks)
+	return uint64(d.NumberOfLinks), true
 }
