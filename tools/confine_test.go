@@ -49,8 +49,8 @@ func TestHardLinkedFileCountsAsOutside(t *testing.T) {
 			if !req.OutsideRoots {
 				t.Errorf("view Describe: OutsideRoots false for a file with 2 hard links")
 			}
-			if k := gateVerdict(t, ws, req, false); k != permission.Ask {
-				t.Errorf("gate on the read = %s, want ask", k)
+			if k := gateVerdict(t, ws, req, false); k != permission.Deny || !strings.Contains(req.Blocked, "use bash") {
+				t.Errorf("gate on the read = %s (%q), want a deny that points to bash", k, req.Blocked)
 			}
 			checkResult(t, callTool(t, NewViewTool(ws), viewInput{FilePath: name}), true,
 				[]string{"is outside the workspace (it has 2 hard links", "agentls only reads inside the workspace folders"}, []string{"top secret", "pair\n"})
@@ -129,8 +129,8 @@ func TestLinkedFolderLeadingOutIsOutside(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if !req.OutsideRoots || gateVerdict(t, ws, req, false) != permission.Ask {
-			t.Errorf("%s %+v: Describe = %+v, want outside and asked", tc.tool.Spec().Name, tc.input, req)
+		if !req.OutsideRoots || gateVerdict(t, ws, req, false) != permission.Deny {
+			t.Errorf("%s %+v: Describe = %+v, want outside and blocked (file tools never read outside)", tc.tool.Spec().Name, tc.input, req)
 		}
 		checkResult(t, callTool(t, tc.tool, tc.input), true, []string{"is outside the workspace (a symbolic link leads out)"}, []string{"top secret"})
 	}

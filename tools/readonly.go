@@ -38,8 +38,12 @@ func target(ws *Workspace, p, param string, def bool) (string, error) {
 }
 
 // readRequest is the permission request every read-only tool makes.
+//
+// The file tools never read outside the workspace (their reads go through
+// the workspace folders' os.Root), so a path outside is blocked here with
+// the way to read it that can be asked: bash.
 func readRequest(s Spec, ws *Workspace, abs, summary string) permission.Request {
-	return permission.Request{
+	r := permission.Request{
 		Tool:         s.Name,
 		Capability:   s.Capability,
 		Action:       permission.ActionRead,
@@ -48,6 +52,10 @@ func readRequest(s Spec, ws *Workspace, abs, summary string) permission.Request 
 		OutsideRoots: !ws.Inside(abs),
 		Summary:      summary,
 	}
+	if r.OutsideRoots {
+		r.Blocked = outsideMessage(ws, abs) + " To read it anyway, use bash (cat, ls, grep), which asks the person first."
+	}
+	return r
 }
 
 // readSpec fills in what the four read-only tools share.
