@@ -299,16 +299,25 @@ func (t *optTable) longOpt(cl *cmdLine, words []string, i int, unknown func(stri
 		}
 	case reqVal:
 		if !has {
-			if i+1 >= len(words) {
+			var ok bool
+			if i, ok = nextValue(&u, words, i); !ok {
 				unknown(w)
 				return i
 			}
-			i++
-			u.val, u.hasVal = words[i], true
 		}
 	}
 	cl.opts = append(cl.opts, u)
 	return i
+}
+
+// nextValue takes the word after i as u's value, as getopt and flag do
+// for an option that needs one; ok is false at the end of the words.
+func nextValue(u *optUse, words []string, i int) (int, bool) {
+	if i+1 >= len(words) {
+		return i, false
+	}
+	u.val, u.hasVal = words[i+1], true
+	return i + 1, true
 }
 
 func (t *optTable) shortCluster(cl *cmdLine, words []string, i int, unknown func(string)) int {
@@ -328,12 +337,11 @@ func (t *optTable) shortCluster(cl *cmdLine, words []string, i int, unknown func
 		case reqVal:
 			u.val, u.hasVal = w[j+1:], true
 			if u.val == "" {
-				if i+1 >= len(words) {
+				var ok bool
+				if i, ok = nextValue(&u, words, i); !ok {
 					unknown(w)
 					return i
 				}
-				i++
-				u.val = words[i]
 			}
 		case optVal:
 			u.val, u.hasVal = w[j+1:], j+1 < len(w)
@@ -360,12 +368,11 @@ func (t *optTable) goFlag(cl *cmdLine, words []string, i int, unknown func(strin
 	}
 	u := optUse{def: d, name: "-" + name, val: val, hasVal: has}
 	if d.val == reqVal && !has {
-		if i+1 >= len(words) {
+		var ok bool
+		if i, ok = nextValue(&u, words, i); !ok {
 			unknown(w)
 			return i
 		}
-		i++
-		u.val, u.hasVal = words[i], true
 	}
 	cl.opts = append(cl.opts, u)
 	return i
