@@ -8,12 +8,12 @@ import (
 	"path/filepath"
 	"sync"
 
-	"github.com/agentls/agentls/agent"
-	"github.com/agentls/agentls/agent/store"
-	"github.com/agentls/agentls/config"
-	"github.com/agentls/agentls/lsp/client"
-	"github.com/agentls/agentls/permission"
-	"github.com/agentls/agentls/tools"
+	"github.com/agentls/agentls/internal/agent"
+	"github.com/agentls/agentls/internal/agent/store"
+	"github.com/agentls/agentls/internal/config"
+	"github.com/agentls/agentls/internal/lsp/client"
+	"github.com/agentls/agentls/internal/permission"
+	"github.com/agentls/agentls/internal/tools"
 )
 
 // headless is what a command without an editor works with: the user's

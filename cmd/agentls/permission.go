@@ -9,9 +9,9 @@ import (
 	"io"
 	"strconv"
 
-	"github.com/agentls/agentls/agent/store"
-	"github.com/agentls/agentls/config"
-	"github.com/agentls/agentls/tools"
+	"github.com/agentls/agentls/internal/agent/store"
+	"github.com/agentls/agentls/internal/config"
+	"github.com/agentls/agentls/internal/tools"
 )
 
 const permissionUsage = `Usage:

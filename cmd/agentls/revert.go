@@ -8,10 +8,10 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/agentls/agentls/agent"
-	"github.com/agentls/agentls/agent/store"
-	"github.com/agentls/agentls/config"
-	"github.com/agentls/agentls/tools"
+	"github.com/agentls/agentls/internal/agent"
+	"github.com/agentls/agentls/internal/agent/store"
+	"github.com/agentls/agentls/internal/config"
+	"github.com/agentls/agentls/internal/tools"
 )
 
 func cmdRevert(ctx context.Context, args []string, stdout, stderr io.Writer) int {

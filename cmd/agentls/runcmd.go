@@ -15,10 +15,10 @@ import (
 
 	"golang.org/x/term"
 
-	"github.com/agentls/agentls/agent"
-	"github.com/agentls/agentls/agent/model"
-	"github.com/agentls/agentls/config"
-	"github.com/agentls/agentls/permission"
+	"github.com/agentls/agentls/internal/agent"
+	"github.com/agentls/agentls/internal/agent/model"
+	"github.com/agentls/agentls/internal/config"
+	"github.com/agentls/agentls/internal/permission"
 )
 
 func cmdRun(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {

@@ -10,8 +10,8 @@ import (
 	"os"
 	"path/filepath"
 
-	"github.com/agentls/agentls/config"
-	"github.com/agentls/agentls/lsp"
+	"github.com/agentls/agentls/internal/config"
+	"github.com/agentls/agentls/internal/lsp"
 )
 
 func cmdServe(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {

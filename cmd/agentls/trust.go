@@ -10,9 +10,9 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/agentls/agentls/config"
-	"github.com/agentls/agentls/config/trust"
-	"github.com/agentls/agentls/tools"
+	"github.com/agentls/agentls/internal/config"
+	"github.com/agentls/agentls/internal/config/trust"
+	"github.com/agentls/agentls/internal/tools"
 )
 
 const trustUsage = `Usage:

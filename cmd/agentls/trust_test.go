@@ -9,8 +9,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/agentls/agentls/config"
-	"github.com/agentls/agentls/lsp/client"
+	"github.com/agentls/agentls/internal/config"
+	"github.com/agentls/agentls/internal/lsp/client"
 )
 
 // cli runs one command line with the environment the test set up.

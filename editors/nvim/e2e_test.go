@@ -29,8 +29,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/agentls/agentls/agent"
-	"github.com/agentls/agentls/lsp"
+	"github.com/agentls/agentls/internal/agent"
+	"github.com/agentls/agentls/internal/lsp"
 )
 
 // nvimTimeout bounds one whole Neovim run; the Lua waits are shorter.

@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/agentls/agentls/agent"
+	"github.com/agentls/agentls/internal/agent"
 )
 
 // The edit scenarios: main.go is indented with tabs on disk; the person

@@ -10,7 +10,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/agentls/agentls/agent"
+	"github.com/agentls/agentls/internal/agent"
 )
 
 // The permission scenario: a tiny Go module with a passing test and a

@@ -12,7 +12,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/agentls/agentls/agent"
+	"github.com/agentls/agentls/internal/agent"
 )
 
 // The rename scenario, with the real gopls behind lsp_rename: a Go

@@ -1,0 +1,334 @@
+package agent
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/agentls/agentls/internal/agent/hooks"
+	"github.com/agentls/agentls/internal/permission"
+	"github.com/agentls/agentls/internal/tools"
+)
+
+// DefaultMaxSteps bounds the model calls of one turn.
+const DefaultMaxSteps = 50
+
+// Config is what a session needs to run turns.
+type Config struct {
+	Provider Provider
+	Tools    *tools.Registry
+	Gate     *permission.Gate
+	// MaxSteps bounds model calls per turn; 0 means DefaultMaxSteps.
+	MaxSteps int
+	// System is the system prompt; empty means DefaultSystemPrompt.
+	System string
+	// Channel says where asks go ("editor", "terminal", "headless"), for
+	// permission events.
+	Channel string
+	// Hooks are the lifecycle hooks to run (validated configuration).
+	Hooks []hooks.Config
+	// HookDir is the hooks' working directory (the first root).
+	HookDir func() string
+	// MaxStopContinuations bounds how often Stop hooks may send the model
+	// back to work in one turn; 0 means the hooks package default (8).
+	MaxStopContinuations int
+}
+
+// ErrBusy is returned when a turn is asked for while another one runs.
+var ErrBusy = errors.New("a turn is already running in this session: wait for it or cancel it (agentls.cancel)")
+
+// NewSessionID returns an id unique across processes and restarts, so turn
+// ids ("<session>-t3") can key the change history.
+func NewSessionID() string {
+	var b [6]byte
+	_, _ = rand.Read(b[:])
+	return "s" + strconv.FormatInt(time.Now().Unix(), 36) + hex.EncodeToString(b[:])
+}
+
+// Session is a conversation: its history carries over from turn to turn,
+// and it runs at most one turn at a time.
+type Session struct {
+	ID  string
+	cfg Config
+
+	mu      sync.Mutex
+	history []Message
+	current *Turn
+	turns   int
+
+	hooks    *hooks.Runner
+	hookErr  error
+	hookSend func(Event)
+	started  bool // SessionStart hooks ran
+}
+
+// NewSession returns an empty session.
+func NewSession(id string, cfg Config) *Session {
+	if cfg.MaxSteps <= 0 {
+		cfg.MaxSteps = DefaultMaxSteps
+	}
+	if cfg.System == "" {
+		cfg.System = DefaultSystemPrompt
+	}
+	s := &Session{ID: id, cfg: cfg}
+	s.initHooks()
+	return s
+}
+
+// Turn is one user prompt and everything the agent does to answer it.
+type Turn struct {
+	ID     string
+	cancel context.CancelFunc
+	done   chan struct{}
+	result Result
+}
+
+// Result is how a turn ended.
+type Result struct {
+	// Reason is one of the Reason* constants.
+	Reason string
+	// Text is the model's last answer text.
+	Text string
+	// Err is set when Reason is ReasonError.
+	Err error
+}
+
+// Cancel stops the turn; Wait then returns with ReasonCancelled.
+func (t *Turn) Cancel() { t.cancel() }
+
+// Wait blocks until the turn ends.
+func (t *Turn) Wait() Result {
+	<-t.done
+	return t.result
+}
+
+// Done is closed when the turn ends.
+func (t *Turn) Done() <-chan struct{} { return t.done }
+
+// Start begins a turn in the background. emit receives every event, in
+// order, from the turn's goroutine; it must not block for long.
+func (s *Session) Start(ctx context.Context, prompt string, emit func(Event)) (*Turn, error) {
+	return s.StartAfter(ctx, prompt, emit, nil)
+}
+
+// StartAfter is Start with the turn held until ready is closed (nil: not
+// held). The turn is the session's current one at once, so a second ask
+// is refused; it just does nothing — no event, no model call — before
+// ready. The editor server uses it to let its reply to the ask reach the
+// client before the turn's first messages.
+func (s *Session) StartAfter(ctx context.Context, prompt string, emit func(Event), ready <-chan struct{}) (*Turn, error) {
+	if strings.TrimSpace(prompt) == "" {
+		return nil, errors.New("empty prompt: say what the agent should do")
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.current != nil {
+		return nil, ErrBusy
+	}
+	s.turns++
+	ctx, cancel := context.WithCancel(ctx)
+	t := &Turn{ID: s.ID + "-t" + strconv.Itoa(s.turns), cancel: cancel, done: make(chan struct{})}
+	s.current = t
+	go func() {
+		defer cancel()
+		if ready != nil {
+			select {
+			case <-ready:
+			case <-ctx.Done():
+			}
+		}
+		t.result = s.run(ctx, t, prompt, emit)
+		s.mu.Lock()
+		s.current = nil
+		s.mu.Unlock()
+		close(t.done)
+	}()
+	return t, nil
+}
+
+// Current returns the running turn, or nil.
+func (s *Session) Current() *Turn {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.current
+}
+
+func (s *Session) run(ctx context.Context, t *Turn, prompt string, emit func(Event)) Result {
+	send := func(e Event) {
+		e.SessionID, e.TurnID = s.ID, t.ID
+		emit(e)
+	}
+	end := func(r Result) Result {
+		if r.Err != nil {
+			send(Event{Type: EventError, Message: r.Err.Error()})
+		}
+		send(Event{Type: EventTurnEnd, Reason: r.Reason})
+		return r
+	}
+	s.setHookSend(send)
+	defer s.setHookSend(nil)
+	send(Event{Type: EventTurnStart})
+	if s.hookErr != nil {
+		return end(Result{Reason: ReasonError, Err: s.hookErr})
+	}
+	prompt, blocked := s.promptHooks(ctx, t, prompt)
+	if blocked != nil {
+		return end(*blocked)
+	}
+	s.appendHistory(Message{Role: RoleUser, Content: prompt})
+	// In chat mode no tool may run: offering none keeps the model from
+	// planning around calls that would only be skipped.
+	var defs []ToolDef
+	if s.cfg.Gate.Mode() != permission.ModeChat {
+		defs = s.toolDefs()
+	}
+	last := ""
+	stops := s.newStopLimit()
+	for step := 0; ; step++ {
+		if step >= s.cfg.MaxSteps {
+			return end(Result{Reason: ReasonMaxSteps, Text: last, Err: fmt.Errorf("the turn stopped after %d model calls (max_steps); ask again to continue", s.cfg.MaxSteps)})
+		}
+		if ctx.Err() != nil {
+			return end(Result{Reason: ReasonCancelled, Text: last})
+		}
+		resp, err := s.cfg.Provider.Complete(ctx, Request{System: s.cfg.System, Messages: s.snapshot(), Tools: defs}, nil)
+		if err != nil {
+			if ctx.Err() != nil {
+				return end(Result{Reason: ReasonCancelled, Text: last})
+			}
+			return end(Result{Reason: ReasonError, Text: last, Err: fmt.Errorf("model %s: %w", s.cfg.Provider.Name(), err)})
+		}
+		if resp.Text != "" {
+			last = resp.Text
+			send(Event{Type: EventText, Text: resp.Text})
+		}
+		s.appendHistory(Message{Role: RoleAssistant, Content: resp.Text, ToolCalls: resp.ToolCalls})
+		if len(resp.ToolCalls) == 0 {
+			again, stop := s.stopHooks(ctx, t, stops, send)
+			if stop != nil {
+				stop.Text = last
+				return end(*stop)
+			}
+			if again {
+				continue
+			}
+			return end(Result{Reason: ReasonCompleted, Text: last})
+		}
+		for i, call := range resp.ToolCalls {
+			send(Event{Type: EventToolCall, ID: call.ID, Name: call.Name, Input: call.Input, Title: title(call)})
+			res, reason := s.execute(ctx, t, call, send)
+			send(Event{Type: EventToolResult, ID: call.ID, Name: call.Name, IsError: &res.IsError, Content: &res.Content, Diff: res.Diff})
+			s.appendHistory(Message{Role: RoleTool, ToolCallID: call.ID, Name: call.Name, Content: res.Content})
+			if ctx.Err() != nil {
+				reason = ReasonCancelled
+			}
+			if reason != "" {
+				// Every call the model made needs an answer in the history.
+				for _, rest := range resp.ToolCalls[i+1:] {
+					s.appendHistory(Message{Role: RoleTool, ToolCallID: rest.ID, Name: rest.Name, Content: "Not run: the turn ended (" + reason + ")."})
+				}
+				return end(Result{Reason: reason, Text: last})
+			}
+		}
+	}
+}
+
+// execute passes one call through the PreToolUse hooks and the gate, runs
+// it and lets PostToolUse hooks add context. A non-empty reason ends the
+// turn (a person's deny, a hook's halt).
+func (s *Session) execute(ctx context.Context, t *Turn, call ToolCall, send func(Event)) (tools.Result, string) {
+	tool, ok := s.cfg.Tools.Get(call.Name)
+	if !ok {
+		names := []string{}
+		for _, sp := range s.cfg.Tools.Specs() {
+			names = append(names, sp.Name)
+		}
+		return tools.Errorf("unknown tool %q; available tools: %s", call.Name, strings.Join(names, ", ")), ""
+	}
+	tc := tools.Call{ID: call.ID, SessionID: s.ID, TurnID: t.ID, Input: call.Input}
+	verdict, res, reason := s.preToolHooks(ctx, t, tool, &tc)
+	if res != nil {
+		return *res, reason
+	}
+	req, err := tool.Describe(ctx, tc)
+	if err != nil {
+		return tools.Errorf("%v", err), ""
+	}
+	req.SessionID = s.ID
+	req.Input = tc.Input
+	req.Hook = verdict
+	d := s.cfg.Gate.Check(ctx, req)
+	scope := d.Scope
+	if scope == "" {
+		scope = strings.Join(req.Paths, " ")
+	}
+	send(Event{Type: EventPermission, Tool: req.Tool, Capability: string(req.Capability), Scope: scope,
+		Decision: string(d.Kind), Source: d.Source, Rule: d.Rule, Reason: d.Reason, Channel: s.cfg.Channel})
+	if d.Kind != permission.Allow {
+		switch {
+		case d.Skipped:
+			return tools.Result{Content: "Skipped: agentls is in chat mode, so no tool runs. Answer from what you know, or tell the user what you would do."}, ""
+		case d.StopTurn && ctx.Err() != nil:
+			return tools.Result{Content: "The turn was cancelled before this call was answered.", IsError: true, Stop: true}, ReasonCancelled
+		case d.StopTurn:
+			msg := "The user denied this call"
+			if d.Reason != "" && d.Reason != "denied by the user" {
+				msg += " (" + d.Reason + ")"
+			}
+			return tools.Result{Content: msg + ". The turn ends here; do not retry.", IsError: true, Stop: true}, ReasonDenied
+		}
+		return tools.Errorf("permission denied (%s): %s", d.Source, d.Reason), ""
+	}
+	out, err := tool.Run(ctx, tc)
+	if err != nil {
+		if ctx.Err() != nil {
+			return tools.Errorf("%s was cancelled", call.Name), ""
+		}
+		out = tools.Errorf("%s failed: %v", call.Name, err)
+	}
+	return s.postToolHooks(ctx, t, call.Name, tc.Input, out)
+}
+
+func (s *Session) toolDefs() []ToolDef {
+	var defs []ToolDef
+	for _, sp := range s.cfg.Tools.Specs() {
+		defs = append(defs, ToolDef{Name: sp.Name, Description: sp.Description, Schema: sp.Schema})
+	}
+	return defs
+}
+
+func (s *Session) appendHistory(m Message) {
+	s.mu.Lock()
+	s.history = append(s.history, m)
+	s.mu.Unlock()
+}
+
+func (s *Session) snapshot() []Message {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]Message(nil), s.history...)
+}
+
+// title is a short label for a tool call: its name and main argument.
+func title(call ToolCall) string {
+	var in map[string]any
+	_ = json.Unmarshal(call.Input, &in)
+	for _, k := range []string{"file_path", "path", "pattern", "command", "query", "symbol"} {
+		if v, ok := in[k].(string); ok && v != "" {
+			// Cut by runes: a byte cut could split a character and put
+			// invalid UTF-8 into the event.
+			if r := []rune(v); len(r) > 60 {
+				v = string(r[:60]) + "…"
+			}
+			return call.Name + " " + v
+		}
+	}
+	return call.Name
+}

@@ -1,0 +1,230 @@
+// Package config loads agentls settings from the user's config file and
+// merges them with the editor's settings, CLI flags and the workspace file
+// .agentls.json. Higher sources win: flags, then editor, then environment,
+// then the user file; a workspace file may only tighten permissions unless
+// the user file trusts its root (Resolve).
+package config
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"maps"
+	"os"
+	"path/filepath"
+	"slices"
+
+	"github.com/agentls/agentls/internal/lsp/client"
+)
+
+// Config is the user's settings. Every key is documented in
+// docs/configuration.md.
+type Config struct {
+	// Model is "provider:model", e.g. "openai:gpt-4.1".
+	Model       string              `json:"model,omitempty"`
+	Providers   map[string]Provider `json:"providers,omitempty"`
+	Permissions Permissions         `json:"permissions,omitempty"`
+	// MaxSteps bounds model calls per turn.
+	MaxSteps int `json:"max_steps,omitempty"`
+	// TrustedWorkspaces are the folders the person trusts: an absolute
+	// folder, or "DIR/**" for DIR and every folder below it (package
+	// trust). A trusted folder's .agentls.json may loosen permissions, run
+	// hooks and name language servers, and the built-in servers start in
+	// their full form there. Only the user file's list counts.
+	TrustedWorkspaces []string `json:"trusted_workspaces,omitempty"`
+	// Hooks are lifecycle hooks (agent/hooks). Resolve does not merge them:
+	// each source's list is collected with its trust (hooks.Collect), so a
+	// cloned repository's file cannot run code.
+	Hooks json.RawMessage `json:"hooks,omitempty"`
+	// MaxStopContinuations bounds how often Stop hooks may send the model
+	// back to work in one turn (default 8).
+	MaxStopContinuations int `json:"max_stop_continuations,omitempty"`
+	// LSP configures the language servers of the lsp_* tools, by name
+	// (config/lsp.go). Only the user file, the editor and trusted
+	// workspace files may set it: a server is a program agentls runs.
+	LSP map[string]client.ServerConfig `json:"lsp,omitempty"`
+	// AutoLSP adds the built-in servers whose program is on PATH; nil
+	// means true.
+	AutoLSP *bool `json:"auto_lsp,omitempty"`
+}
+
+// Provider overrides where a provider is reached.
+type Provider struct {
+	BaseURL string `json:"base_url,omitempty"`
+	// APIKeyEnv names the environment variable holding the key.
+	APIKeyEnv string `json:"api_key_env,omitempty"`
+}
+
+// Dirs are the per-user folders agentls uses.
+type Dirs struct {
+	Config, State, Data string
+}
+
+// UserDirs follows the XDG base directory spec: an absolute XDG_*_HOME
+// wins, otherwise the folder lies below HOME. HOME is only needed for the
+// folders whose XDG variable is unset or relative.
+func UserDirs() (Dirs, error) {
+	var homeErr error
+	get := func(env, def string) string {
+		if v := os.Getenv(env); v != "" && filepath.IsAbs(v) {
+			return filepath.Join(v, "agentls")
+		}
+		home, err := os.UserHomeDir()
+		if err != nil {
+			homeErr = err
+			return ""
+		}
+		return filepath.Join(home, def, "agentls")
+	}
+	d := Dirs{
+		Config: get("XDG_CONFIG_HOME", ".config"),
+		State:  get("XDG_STATE_HOME", filepath.Join(".local", "state")),
+		Data:   get("XDG_DATA_HOME", filepath.Join(".local", "share")),
+	}
+	if homeErr != nil {
+		return Dirs{}, fmt.Errorf("find home directory: %w; set HOME or the XDG_*_HOME variables", homeErr)
+	}
+	return d, nil
+}
+
+// File is the user config file's path.
+func (d Dirs) File() string { return filepath.Join(d.Config, "config.json") }
+
+// Load reads the user config file. A missing file is an empty config.
+func Load(path string) (Config, error) {
+	data, err := os.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return Config{}, nil
+	}
+	if err != nil {
+		return Config{}, fmt.Errorf("read config %s: %w", path, err)
+	}
+	return Parse(path, data)
+}
+
+// Parse decodes and validates config JSON; unknown keys and invalid
+// permission entries are errors so typos surface.
+func Parse(name string, data []byte) (Config, error) {
+	if err := checkLSPShape(data); err != nil {
+		return Config{}, fmt.Errorf("config %s: %w", name, err)
+	}
+	var c Config
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&c); err != nil {
+		return Config{}, fmt.Errorf("config %s: %w", name, err)
+	}
+	// Decode stops after the first value: anything after it would be
+	// silently ignored, which hides the same mistakes as an unknown key.
+	if _, err := dec.Token(); err != io.EOF {
+		return Config{}, fmt.Errorf("config %s: unexpected data after the top-level JSON object", name)
+	}
+	if err := c.Validate(); err != nil {
+		return Config{}, fmt.Errorf("config %s: %w", name, err)
+	}
+	if err := validateLSP(c); err != nil {
+		return Config{}, fmt.Errorf("config %s: %w", name, err)
+	}
+	return c, nil
+}
+
+// Merge returns base with every non-empty field of over applied on top.
+// Provider entries and permission rules merge key by key, inspectors field
+// by field, and lists add up. Neither argument is modified. Merge knows no
+// trust: use Resolve for workspace files.
+func Merge(base, over Config) Config {
+	if over.Model != "" {
+		base.Model = over.Model
+	}
+	base.Permissions = mergePermissions(base.Permissions, over.Permissions)
+	if len(over.TrustedWorkspaces) > 0 {
+		base.TrustedWorkspaces = union(base.TrustedWorkspaces, over.TrustedWorkspaces)
+	}
+	if over.MaxSteps != 0 {
+		base.MaxSteps = over.MaxSteps
+	}
+	if over.MaxStopContinuations != 0 {
+		base.MaxStopContinuations = over.MaxStopContinuations
+	}
+	if len(over.LSP) > 0 {
+		base.LSP = mergeLSP(base.LSP, over.LSP)
+	}
+	if over.AutoLSP != nil {
+		base.AutoLSP = ptr(*over.AutoLSP)
+	}
+	if len(over.Providers) > 0 {
+		// A fresh map: writing into base.Providers would change the
+		// caller's base config, whose map this copy shares.
+		merged := make(map[string]Provider, len(base.Providers)+len(over.Providers))
+		maps.Copy(merged, base.Providers)
+		for k, v := range over.Providers {
+			p := merged[k]
+			if v.BaseURL != "" {
+				p.BaseURL = v.BaseURL
+			}
+			if v.APIKeyEnv != "" {
+				p.APIKeyEnv = v.APIKeyEnv
+			}
+			merged[k] = p
+		}
+		base.Providers = merged
+	}
+	return base
+}
+
+// mergePermissions applies over on top of base without sharing maps or
+// slices with either.
+func mergePermissions(base, over Permissions) Permissions {
+	if over.Mode != "" {
+		base.Mode = over.Mode
+	}
+	if len(over.Rules) > 0 {
+		rules := make(map[string]string, len(base.Rules)+len(over.Rules))
+		maps.Copy(rules, base.Rules)
+		maps.Copy(rules, over.Rules)
+		base.Rules = rules
+	}
+	if len(over.AskAlways) > 0 {
+		base.AskAlways = union(base.AskAlways, over.AskAlways)
+	}
+	if len(over.AllowedTools) > 0 {
+		base.AllowedTools = union(base.AllowedTools, over.AllowedTools)
+	}
+	if !over.Inspectors.isZero() {
+		// Fresh pointers: the result must not alias either argument.
+		in := base.Inspectors
+		if v := over.Inspectors.Security; v != nil {
+			in.Security = ptr(*v)
+		}
+		if v := over.Inspectors.Egress; v != nil {
+			in.Egress = ptr(*v)
+		}
+		if v := over.Inspectors.Repetition; v != nil {
+			in.Repetition = ptr(*v)
+		}
+		if v := over.Inspectors.Adversary; v != nil {
+			in.Adversary = ptr(*v)
+		}
+		base.Inspectors = in
+	}
+	if over.AskTimeout != "" {
+		base.AskTimeout = over.AskTimeout
+	}
+	return base
+}
+
+// union returns a fresh list of a's items then b's new ones.
+func union(a, b []string) []string {
+	out := make([]string, 0, len(a)+len(b))
+	for _, s := range append(append([]string(nil), a...), b...) {
+		if !slices.Contains(out, s) {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+func ptr[T any](v T) *T { return &v }

@@ -1,0 +1,333 @@
+package lsp
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"go.lsp.dev/jsonrpc2"
+	"go.lsp.dev/protocol"
+
+	"github.com/agentls/agentls/internal/agent"
+	"github.com/agentls/agentls/internal/agent/model"
+	"github.com/agentls/agentls/internal/agent/store"
+	"github.com/agentls/agentls/internal/config"
+	"github.com/agentls/agentls/internal/lsp/overlay"
+	"github.com/agentls/agentls/internal/tools"
+)
+
+// AskArgs is the one argument of agentls.ask.
+type AskArgs struct {
+	Prompt string          `json:"prompt"`
+	URI    string          `json:"uri,omitempty"`
+	Range  *protocol.Range `json:"range,omitempty"`
+}
+
+// AskResult is what agentls.ask returns at once; the turn runs on.
+type AskResult struct {
+	SessionID string `json:"sessionId"`
+	TurnID    string `json:"turnId"`
+}
+
+// CancelArgs is the optional argument of agentls.cancel.
+type CancelArgs struct {
+	TurnID string `json:"turnId,omitempty"`
+}
+
+func (s *Server) executeCommand(ctx context.Context, params json.RawMessage) (any, error) {
+	var p executeCommandParams
+	if err := decode(params, &p); err != nil {
+		return nil, err
+	}
+	switch p.Command {
+	case CommandAsk:
+		var a AskArgs
+		if err := oneArg(p.Arguments, &a); err != nil {
+			return nil, err
+		}
+		return s.ask(ctx, a)
+	case CommandApprove:
+		var a ApproveArgs
+		if err := oneArg(p.Arguments, &a); err != nil {
+			return nil, err
+		}
+		return s.approve(a)
+	case CommandRevertTurn:
+		var a RevertArgs
+		if len(p.Arguments) > 0 {
+			if err := oneArg(p.Arguments, &a); err != nil {
+				return nil, err
+			}
+		}
+		return s.revertTurn(ctx, a)
+	case CommandCancel:
+		var a CancelArgs
+		if len(p.Arguments) > 0 {
+			if err := oneArg(p.Arguments, &a); err != nil {
+				return nil, err
+			}
+		}
+		return s.cancelTurn(a.TurnID)
+	}
+	return nil, jsonrpc2.Errorf(jsonrpc2.InvalidParams, "unknown command %q: agentls runs %s, %s, %s and %s", p.Command, CommandAsk, CommandCancel, CommandRevertTurn, CommandApprove)
+}
+
+func oneArg(args []json.RawMessage, v any) error {
+	if len(args) != 1 {
+		return jsonrpc2.Errorf(jsonrpc2.InvalidParams, "expected one argument object, got %d arguments", len(args))
+	}
+	if err := json.Unmarshal(args[0], v); err != nil {
+		return jsonrpc2.Errorf(jsonrpc2.InvalidParams, "invalid argument: %v", err)
+	}
+	return nil
+}
+
+func (s *Server) ask(_ context.Context, a AskArgs) (any, error) {
+	if strings.TrimSpace(a.Prompt) == "" {
+		return nil, jsonrpc2.Errorf(jsonrpc2.InvalidParams, "agentls.ask needs a non-empty \"prompt\"")
+	}
+	sess, err := s.ensureSession()
+	if err != nil {
+		return nil, jsonrpc2.Errorf(jsonrpc2.InvalidRequest, "%v", err)
+	}
+	msg, err := s.promptWithContext(a)
+	if err != nil {
+		return nil, jsonrpc2.Errorf(jsonrpc2.InvalidParams, "%v", err)
+	}
+	rep := s.newReporter(a.Prompt)
+	ready := make(chan struct{})
+	turn, err := sess.StartAfter(s.base, msg, rep.emit, ready)
+	if err != nil {
+		if errors.Is(err, agent.ErrBusy) {
+			return nil, jsonrpc2.Errorf(jsonrpc2.InvalidRequest, "%v", err)
+		}
+		return nil, err
+	}
+	rep.start(turn)
+	return askReply{AskResult{SessionID: sess.ID, TurnID: turn.ID}, ready}, nil
+}
+
+// askReply is agentls.ask's result; once it is on its way to the client,
+// the turn is released. Some clients (Emacs 28's jsonrpc) handle only the
+// first message of a read that also holds the reply, so the turn's first
+// messages must not share the reply's write.
+type askReply struct {
+	AskResult
+	ready chan struct{}
+}
+
+// replyGap separates the reply from the turn's first messages.
+const replyGap = 20 * time.Millisecond
+
+func (r askReply) MarshalJSON() ([]byte, error) { return json.Marshal(r.AskResult) }
+
+// afterReply implements postReplier.
+func (r askReply) afterReply() {
+	time.AfterFunc(replyGap, func() { close(r.ready) })
+}
+
+func (s *Server) cancelTurn(turnID string) (any, error) {
+	s.mu.Lock()
+	sess := s.session
+	s.mu.Unlock()
+	var t *agent.Turn
+	if sess != nil {
+		t = sess.Current()
+	}
+	if t == nil || turnID != "" && t.ID != turnID {
+		return map[string]any{"cancelled": false}, nil
+	}
+	t.Cancel()
+	return map[string]any{"cancelled": true, "turnId": t.ID}, nil
+}
+
+// RevertArgs is the optional argument of agentls.revertTurn.
+type RevertArgs struct {
+	TurnID string `json:"turnId,omitempty"`
+	Force  bool   `json:"force,omitempty"`
+}
+
+// revertTurn restores the files a turn changed and tells the person.
+func (s *Server) revertTurn(ctx context.Context, a RevertArgs) (any, error) {
+	h, err := s.openHistory(ctx)
+	if err != nil {
+		return nil, jsonrpc2.Errorf(jsonrpc2.InvalidRequest, "%v", err)
+	}
+	if sess := s.currentSession(); sess != nil && sess.Current() != nil {
+		return nil, jsonrpc2.Errorf(jsonrpc2.InvalidRequest, "a turn is running: cancel it (agentls.cancel) before reverting")
+	}
+	rep, err := h.RevertTurn(ctx, a.TurnID, a.Force)
+	if err != nil {
+		return nil, jsonrpc2.Errorf(jsonrpc2.InvalidRequest, "revert: %v", err)
+	}
+	msg := fmt.Sprintf("agentls: reverted turn %s: %d file(s) restored", rep.TurnID, len(rep.Restored))
+	typ := 3
+	if len(rep.Skipped) > 0 {
+		typ = 2
+		msg += fmt.Sprintf(", %d left alone:", len(rep.Skipped))
+		for _, sk := range rep.Skipped {
+			msg += " " + s.ws.Rel(sk.Path) + " (" + sk.Reason + ")"
+		}
+	}
+	s.showMessage(ctx, typ, msg)
+	return rep, nil
+}
+
+func (s *Server) currentSession() *agent.Session {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.session
+}
+
+// openHistory opens the history database on first use.
+func (s *Server) openHistory(ctx context.Context) (*agent.History, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.openHistoryLocked(ctx)
+}
+
+func (s *Server) openHistoryLocked(ctx context.Context) (*agent.History, error) {
+	if s.history != nil {
+		return s.history, nil
+	}
+	if s.opts.DataDir == "" {
+		return nil, errors.New("no history: agentls runs without a data directory")
+	}
+	st, err := store.Open(ctx, store.DefaultPath(s.opts.DataDir))
+	if err != nil {
+		return nil, fmt.Errorf("open the history: %w", err)
+	}
+	s.store, s.history = st, agent.NewHistory(st, s.ws)
+	s.ws.SetRecorder(s.history)
+	return s.history, nil
+}
+
+// ensureSession creates the connection's session on first use, resolving
+// the model and mode from flags, editor options, environment and config.
+func (s *Server) ensureSession() (*agent.Session, error) {
+	s.mu.Lock()
+	sess, wantConf := s.session, s.caps.Workspace.Configuration
+	s.mu.Unlock()
+	if sess != nil {
+		return sess, nil
+	}
+	// Ask the client for its settings without holding s.mu: the reply is
+	// read by the loop that also delivers notifications, which take s.mu.
+	var clientConf config.Config
+	if wantConf {
+		c, err := s.fetchConfiguration()
+		if err != nil {
+			s.log.Warn("workspace/configuration failed; using initializationOptions only", "error", err)
+		}
+		clientConf = c
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.session != nil {
+		return s.session, nil
+	}
+	cfgName := "\"model\" in the config file"
+	if s.opts.ConfigPath != "" {
+		cfgName = "\"model\" in " + s.opts.ConfigPath
+	}
+	spec, _, err := model.Resolve(
+		model.Source{Name: "--model", Value: s.opts.ModelFlag},
+		model.Source{Name: "the editor's initializationOptions.model", Value: s.editor.Model},
+		model.Source{Name: "the AGENTLS_MODEL environment variable", Value: s.opts.Getenv("AGENTLS_MODEL")},
+		model.Source{Name: cfgName, Value: s.opts.Config.Model},
+	)
+	if err != nil {
+		return nil, err
+	}
+	dir := ""
+	if roots := s.ws.Roots(); len(roots) > 0 {
+		dir = roots[0]
+	}
+	newProvider := s.opts.NewProvider
+	if newProvider == nil {
+		newProvider = func(spec, dir string) (agent.Provider, error) {
+			return model.New(spec, model.Options{Providers: s.opts.Config.Providers, Dir: dir, Getenv: s.opts.Getenv})
+		}
+	}
+	prov, err := newProvider(spec, dir)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := s.openHistoryLocked(s.base); err != nil {
+		// Edits still work; they cannot be reverted. Say so once.
+		s.log.Warn("edits will not be revertible", "error", err)
+	}
+	set, err := s.settings(clientConf)
+	if err != nil {
+		return nil, err
+	}
+	for _, w := range set.Warnings {
+		s.showMessage(s.base, 2, "agentls: "+w)
+	}
+	gate, err := s.newGate(set.Policy)
+	if err != nil {
+		return nil, err
+	}
+	var toolSet []tools.Tool
+	if s.opts.Tools != nil {
+		toolSet = s.opts.Tools(s.ws)
+	} else {
+		s.shellEnv = tools.NewShellEnv(s.ws, filepath.Join(s.stateDir(), "outputs"))
+		s.lsp.Configure(s.lspClientConfig(set.Config))
+		toolSet = tools.DefaultTools(s.ws, s.shellEnv, s.lsp)
+	}
+	reg, err := tools.NewRegistry(toolSet...)
+	if err != nil {
+		return nil, err
+	}
+	s.gate = gate
+	s.session = agent.NewSession(agent.NewSessionID(), agent.Config{
+		Provider: prov,
+		Tools:    reg,
+		Gate:     gate,
+		MaxSteps: set.Config.MaxSteps,
+		Channel:  "editor",
+		Hooks:    set.Hooks,
+		HookDir:  s.firstRoot,
+
+		MaxStopContinuations: set.Config.MaxStopContinuations,
+	})
+	return s.session, nil
+}
+
+// promptWithContext adds the user's file and selection to the prompt.
+func (s *Server) promptWithContext(a AskArgs) (string, error) {
+	if a.URI == "" {
+		return a.Prompt, nil
+	}
+	path, err := overlay.URIToPath(a.URI)
+	if err != nil {
+		return "", err
+	}
+	c := &agent.Context{File: s.ws.Rel(path)}
+	if a.Range != nil {
+		f, err := s.ws.ReadFile(path)
+		if err != nil {
+			return "", fmt.Errorf("read the selection of %s: %w", path, err)
+		}
+		c.StartLine, c.EndLine = int(a.Range.Start.Line)+1, int(a.Range.End.Line)+1
+		c.Selected = selectText(f.Text, *a.Range)
+	}
+	return agent.UserMessage(a.Prompt, c), nil
+}
+
+// selectText cuts an LSP range out of text.
+func selectText(text string, r protocol.Range) string {
+	pos := func(p protocol.Position) overlay.Position {
+		return overlay.Position{Line: p.Line, Character: p.Character}
+	}
+	a, b := overlay.Offset(text, pos(r.Start)), overlay.Offset(text, pos(r.End))
+	if b < a {
+		a, b = b, a
+	}
+	return text[a:b]
+}

@@ -1,0 +1,109 @@
+package lsp
+
+import (
+	"context"
+	"encoding/json"
+
+	"github.com/agentls/agentls/internal/config"
+	"github.com/agentls/agentls/internal/lsp/overlay"
+)
+
+// Commands the server executes.
+const (
+	CommandAsk        = "agentls.ask"
+	CommandCancel     = "agentls.cancel"
+	CommandRevertTurn = "agentls.revertTurn"
+)
+
+func (s *Server) initialize(_ context.Context, params json.RawMessage) (any, error) {
+	var p initializeParams
+	if err := decode(params, &p); err != nil {
+		return nil, err
+	}
+	var caps clientCaps
+	if len(p.Capabilities) > 0 {
+		if err := json.Unmarshal(p.Capabilities, &caps); err != nil {
+			// A client with odd capability values still gets a server; it
+			// just gets no optional features.
+			s.log.Warn("client capabilities not understood; optional features off", "error", err)
+			caps = clientCaps{}
+		}
+	}
+	var editor config.Config
+	if len(p.InitializationOptions) > 0 && string(p.InitializationOptions) != "null" {
+		if err := json.Unmarshal(p.InitializationOptions, &editor); err != nil {
+			s.log.Warn("initializationOptions not understood", "error", err)
+		}
+	}
+	var roots []string
+	for _, f := range p.WorkspaceFolders {
+		if path, err := overlay.URIToPath(f.URI); err == nil {
+			roots = append(roots, path)
+		} else {
+			s.log.Warn("workspace folder ignored", "error", err)
+		}
+	}
+	if len(roots) == 0 && p.RootURI != "" {
+		if path, err := overlay.URIToPath(p.RootURI); err == nil {
+			roots = append(roots, path)
+		}
+	}
+	if len(roots) == 0 && p.RootPath != "" {
+		roots = append(roots, p.RootPath)
+	}
+	if err := s.ws.SetRoots(roots); err != nil {
+		return nil, err
+	}
+	s.mu.Lock()
+	s.state, s.caps, s.editor = stateInitialized, caps, editor
+	s.mu.Unlock()
+	client := ""
+	if p.ClientInfo != nil {
+		client = p.ClientInfo.Name + " " + p.ClientInfo.Version
+	}
+	s.log.Info("initialized", "client", client, "roots", roots)
+	return map[string]any{
+		"capabilities": map[string]any{
+			"textDocumentSync": map[string]any{
+				"openClose": true,
+				"change":    2, // incremental
+				"save":      map[string]any{"includeText": false},
+			},
+			"executeCommandProvider": map[string]any{
+				"commands": []string{CommandAsk, CommandCancel, CommandRevertTurn, CommandApprove},
+			},
+			"codeActionProvider": map[string]any{"codeActionKinds": []string{"quickfix", "refactor"}},
+			"workspace": map[string]any{
+				"workspaceFolders": map[string]any{"supported": true, "changeNotifications": true},
+			},
+		},
+		"serverInfo": map[string]any{"name": s.opts.Name, "version": s.opts.Version},
+	}, nil
+}
+
+func (s *Server) shutdown(_ context.Context) (any, error) {
+	s.mu.Lock()
+	s.state = stateShutdown
+	sess := s.session
+	s.mu.Unlock()
+	if sess != nil {
+		if t := sess.Current(); t != nil {
+			t.Cancel()
+			<-t.Done()
+		}
+	}
+	return nil, nil
+}
+
+func (s *Server) exitNotification() {
+	s.mu.Lock()
+	code := 1
+	if s.state == stateShutdown {
+		code = 0
+	}
+	s.mu.Unlock()
+	select {
+	case s.exit <- code:
+	default:
+	}
+}

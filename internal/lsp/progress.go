@@ -1,0 +1,177 @@
+package lsp
+
+import (
+	"context"
+	"encoding/json"
+	"strings"
+	"sync"
+	"time"
+	"unicode/utf8"
+
+	"github.com/agentls/agentls/internal/agent"
+)
+
+// progressCreateTimeout bounds how long a turn waits for the client to
+// accept a progress token before it reports without one.
+const progressCreateTimeout = 5 * time.Second
+
+// turnReporter carries one turn's events to the editor, in order, on its
+// own goroutine, so a slow client never stalls the agent: agentls/event
+// and window/logMessage for every event, work-done progress begin/report/
+// end when the client supports it, and window/showMessage at the end.
+type turnReporter struct {
+	s      *Server
+	prompt string
+	token  string
+
+	mu     sync.Mutex
+	cond   *sync.Cond
+	queue  []agent.Event
+	closed bool
+	turn   *agent.Turn
+}
+
+func (s *Server) newReporter(prompt string) *turnReporter {
+	r := &turnReporter{s: s, prompt: prompt}
+	r.cond = sync.NewCond(&r.mu)
+	return r
+}
+
+// emit queues an event; it never blocks on the client.
+func (r *turnReporter) emit(e agent.Event) {
+	r.mu.Lock()
+	r.queue = append(r.queue, e)
+	r.mu.Unlock()
+	r.cond.Signal()
+}
+
+// start begins delivering events for a running turn.
+func (r *turnReporter) start(t *agent.Turn) {
+	r.turn = t
+	r.token = "agentls/turn/" + t.ID
+	go r.loop()
+}
+
+func (r *turnReporter) loop() {
+	ctx := r.s.base
+	progress := r.beginProgress(ctx)
+	if progress {
+		r.s.mu.Lock()
+		r.s.turns[r.token] = r
+		r.s.mu.Unlock()
+		defer func() {
+			r.s.mu.Lock()
+			delete(r.s.turns, r.token)
+			r.s.mu.Unlock()
+		}()
+	}
+	var final agent.Event
+	for {
+		r.mu.Lock()
+		for len(r.queue) == 0 {
+			r.cond.Wait()
+		}
+		e := r.queue[0]
+		r.queue = r.queue[1:]
+		r.mu.Unlock()
+
+		if err := r.s.conn.Notify(ctx, "agentls/event", e); err != nil {
+			r.s.log.Debug("agentls/event failed", "error", err)
+		}
+		r.s.logMessage(ctx, 4, "agentls: "+e.String())
+		if progress && e.Type == agent.EventToolCall {
+			r.progress(ctx, progressReport{Kind: "report", Message: e.Title})
+		}
+		if e.Type == agent.EventError {
+			final = e
+		}
+		if e.Type == agent.EventTurnEnd {
+			r.finish(ctx, progress, e, final)
+			return
+		}
+	}
+}
+
+// beginProgress creates the turn's progress token and sends begin.
+func (r *turnReporter) beginProgress(ctx context.Context) bool {
+	r.s.mu.Lock()
+	supported := r.s.caps.Window.WorkDoneProgress
+	r.s.mu.Unlock()
+	if !supported {
+		return false
+	}
+	cctx, cancel := context.WithTimeout(ctx, progressCreateTimeout)
+	defer cancel()
+	if _, err := r.s.conn.Call(cctx, "window/workDoneProgress/create", progressCreateParams{Token: r.token}, nil); err != nil {
+		r.s.log.Warn("client refused a progress token; reporting without progress", "error", err)
+		return false
+	}
+	r.progress(ctx, progressBegin{Kind: "begin", Title: "agentls", Cancellable: true, Message: firstLine(r.prompt, 80)})
+	return true
+}
+
+func (r *turnReporter) progress(ctx context.Context, v any) {
+	if err := r.s.conn.Notify(ctx, "$/progress", progressParams{Token: r.token, Value: v}); err != nil {
+		r.s.log.Debug("$/progress failed", "error", err)
+	}
+}
+
+// finish ends progress and tells the person how the turn ended.
+func (r *turnReporter) finish(ctx context.Context, progress bool, end, errEvent agent.Event) {
+	res := r.turn.Wait()
+	if progress {
+		r.progress(ctx, progressEnd{Kind: "end", Message: end.Reason})
+	}
+	switch res.Reason {
+	case agent.ReasonCompleted:
+		msg := firstLine(res.Text, 200)
+		if msg == "" {
+			msg = "done"
+		}
+		r.s.showMessage(ctx, 3, "agentls: "+msg)
+	case agent.ReasonCancelled:
+		r.s.showMessage(ctx, 3, "agentls: turn cancelled")
+	case agent.ReasonDenied:
+		r.s.showMessage(ctx, 2, "agentls: turn ended: permission denied")
+	default:
+		reason := res.Reason
+		if errEvent.Message != "" {
+			reason = errEvent.Message
+		}
+		r.s.showMessage(ctx, 1, "agentls: turn failed: "+reason)
+	}
+}
+
+// progressCancel handles window/workDoneProgress/cancel for a turn.
+func (s *Server) progressCancel(params json.RawMessage) error {
+	var p progressCancelParams
+	if err := decode(params, &p); err != nil {
+		return err
+	}
+	var token string
+	if err := json.Unmarshal(p.Token, &token); err != nil {
+		return nil // a numeric token is never one of ours
+	}
+	s.mu.Lock()
+	r := s.turns[token]
+	s.mu.Unlock()
+	if r != nil {
+		r.turn.Cancel()
+	}
+	return nil
+}
+
+func firstLine(s string, max int) string {
+	s = strings.TrimSpace(s)
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		s = s[:i]
+	}
+	if len(s) > max {
+		cut := max
+		for cut > 0 && !utf8.RuneStart(s[cut]) {
+			cut--
+		}
+		s = s[:cut] + "…"
+	}
+	return s
+}

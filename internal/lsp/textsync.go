@@ -1,0 +1,120 @@
+package lsp
+
+import (
+	"encoding/json"
+	"fmt"
+
+	"github.com/agentls/agentls/internal/config"
+	"github.com/agentls/agentls/internal/lsp/client"
+	"github.com/agentls/agentls/internal/lsp/overlay"
+)
+
+func (s *Server) didOpen(params json.RawMessage) error {
+	var p didOpenParams
+	if err := decode(params, &p); err != nil {
+		return err
+	}
+	if err := s.docs.Open(p.TextDocument.URI, p.TextDocument.LanguageID, p.TextDocument.Version, p.TextDocument.Text); err != nil {
+		return err
+	}
+	s.touchLSP(p.TextDocument.URI, false)
+	return nil
+}
+
+func (s *Server) didChange(params json.RawMessage) error {
+	var p didChangeParams
+	if err := decode(params, &p); err != nil {
+		return err
+	}
+	changes := make([]overlay.Change, len(p.ContentChanges))
+	for i, c := range p.ContentChanges {
+		changes[i].Text = c.Text
+		if c.Range != nil {
+			changes[i].Range = &overlay.Range{
+				Start: overlay.Position{Line: c.Range.Start.Line, Character: c.Range.Start.Character},
+				End:   overlay.Position{Line: c.Range.End.Line, Character: c.Range.End.Character},
+			}
+		}
+	}
+	warn, err := s.docs.Change(p.TextDocument.URI, p.TextDocument.Version, changes)
+	if warn != "" {
+		s.log.Warn(warn)
+	}
+	if err == nil {
+		s.touchLSP(p.TextDocument.URI, false)
+	}
+	return err
+}
+
+func (s *Server) didClose(params json.RawMessage) error {
+	var p docIDParams
+	if err := decode(params, &p); err != nil {
+		return err
+	}
+	if err := s.docs.Close(p.TextDocument.URI); err != nil {
+		return err
+	}
+	s.touchLSP(p.TextDocument.URI, true)
+	return nil
+}
+
+// touchLSP tells the language servers of the lsp_* tools that the editor
+// opened, changed or closed a document: the servers for its type start
+// (in the background) and follow the buffer, so they see what the person
+// sees.
+func (s *Server) touchLSP(uri string, closed bool) {
+	path, err := overlay.URIToPath(uri)
+	if err != nil {
+		return
+	}
+	if closed {
+		s.lsp.Closed(path)
+		return
+	}
+	s.lsp.Touch(path)
+}
+
+// lspConfig is the language-server configuration when the editor touches a
+// file before a session exists: the user file, the editor's
+// initializationOptions and the trusted workspace files (an untrusted one
+// cannot name a program to run), with this connection's trust (trust.go).
+// ensureSession refines it with the editor's workspace/configuration.
+func (s *Server) lspConfig() client.Config {
+	s.mu.Lock()
+	editor := s.editor
+	s.mu.Unlock()
+	wsCfgs, _ := config.LoadWorkspaces(s.ws.Roots())
+	cfg, _, err := config.Resolve(s.opts.Config, editor, config.Flags{}, wsCfgs, s.trustEntries())
+	if err != nil {
+		s.log.Warn("language servers: settings do not resolve; using the user config file's lsp entries only", "error", err)
+		return s.lspClientConfig(s.opts.Config)
+	}
+	return s.lspClientConfig(cfg)
+}
+
+func (s *Server) didChangeFolders(params json.RawMessage) error {
+	var p didChangeFoldersParams
+	if err := decode(params, &p); err != nil {
+		return err
+	}
+	removed := map[string]bool{}
+	for _, f := range p.Event.Removed {
+		if path, err := overlay.URIToPath(f.URI); err == nil {
+			removed[path] = true
+		}
+	}
+	var roots []string
+	for _, r := range s.ws.Roots() {
+		if !removed[r] {
+			roots = append(roots, r)
+		}
+	}
+	for _, f := range p.Event.Added {
+		path, err := overlay.URIToPath(f.URI)
+		if err != nil {
+			return fmt.Errorf("added folder: %w", err)
+		}
+		roots = append(roots, path)
+	}
+	return s.ws.SetRoots(roots)
+}

@@ -1,0 +1,236 @@
+package tools
+
+import (
+	"context"
+	_ "embed"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/agentls/agentls/internal/permission"
+	"github.com/agentls/agentls/internal/tools/confine"
+	"github.com/agentls/agentls/internal/tools/shell"
+)
+
+//go:embed bash.md
+var bashDescription string
+
+const (
+	// bashDefaultBackground is when a foreground command becomes a job.
+	bashDefaultBackground = 60 * time.Second
+	// bashBackgroundProbe is how long run_in_background waits to catch a
+	// command that fails at once.
+	bashBackgroundProbe = time.Second
+)
+
+const bashSchema = `{
+  "type": "object",
+  "properties": {
+    "command": {"type": "string", "description": "The shell command to run."},
+    "description": {"type": "string", "description": "What the command does, in 5-10 words."},
+    "working_dir": {"type": "string", "description": "Folder to run in, inside a workspace folder. Default: the first workspace folder."},
+    "run_in_background": {"type": "boolean", "description": "Start as a background job at once and return its id (servers, watchers)."},
+    "auto_background_after": {"type": "integer", "minimum": 1, "description": "Seconds before a still-running command moves to the background. Default 60."}
+  },
+  "required": ["command"],
+  "additionalProperties": false
+}`
+
+type bashInput struct {
+	Command             string `json:"command"`
+	Description         string `json:"description"`
+	WorkingDir          string `json:"working_dir"`
+	RunInBackground     bool   `json:"run_in_background"`
+	AutoBackgroundAfter int    `json:"auto_background_after"`
+}
+
+// BashTool runs shell commands through the embedded interpreter. The
+// command is judged from its parsed words (tools/shell), never from the
+// model's description.
+type BashTool struct{ env *ShellEnv }
+
+// NewBashTool returns the bash tool of a session.
+func NewBashTool(env *ShellEnv) *BashTool { return &BashTool{env: env} }
+
+// Spec describes bash: capability shell.exec, not read-only as a tool (a
+// call is read-only only when the judge says so).
+func (t *BashTool) Spec() Spec {
+	return Spec{Name: "bash", Description: bashDescription, Schema: []byte(bashSchema),
+		Capability: "shell.exec", Action: permission.ActionExecute}
+}
+
+func (t *BashTool) parse(call Call) (bashInput, string, error) {
+	var in bashInput
+	if err := DecodeInput(call, "bash", &in); err != nil {
+		return in, "", err
+	}
+	if strings.TrimSpace(in.Command) == "" {
+		return in, "", errors.New("bash: command is required")
+	}
+	dir, err := target(t.env.ws, in.WorkingDir, "working_dir", true)
+	if err != nil {
+		return in, "", fmt.Errorf("bash: %w", err)
+	}
+	if !t.env.ws.Inside(dir) {
+		return in, "", fmt.Errorf("bash: working_dir %s is outside the workspace roots (%s); run commands inside a workspace folder", dir, strings.Join(t.env.ws.Roots(), ", "))
+	}
+	if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
+		return in, "", fmt.Errorf("bash: working_dir %s is not an existing folder", dir)
+	}
+	return in, dir, nil
+}
+
+// Describe judges the command: blocked commands are hard-blocked, a call
+// is read-only only when every command is on the safe list and every file
+// it reads lies inside the roots, and a call that is seen to write or
+// delete outside the roots is marked so (the gate blocks it).
+func (t *BashTool) Describe(_ context.Context, call Call) (permission.Request, error) {
+	in, dir, v, err := t.judge(call)
+	if err != nil {
+		return permission.Request{}, err
+	}
+	roots := confine.Roots(t.env.ws.Roots())
+	outside := func(list []string) []string {
+		var out []string
+		for _, p := range list {
+			if !confine.Inside(roots, dir, p) {
+				out = append(out, filepath.Clean(p))
+			}
+		}
+		return out
+	}
+	readsOut := outside(v.Reads)
+	writesOut := append(outside(v.Writes), outside(v.Deletes)...)
+	req := permission.Request{
+		Tool:         "bash",
+		Capability:   "shell.exec",
+		Action:       permission.ActionExecute,
+		ReadOnly:     v.ReadOnly && len(writesOut) == 0, // reads outside make it an ask, not a block
+		Paths:        []string{dir},
+		Blocked:      v.Blocked,
+		Fingerprint:  v.Fingerprint,
+		NoGrant:      v.NoGrant,
+		Command:      in.Command,
+		Argvs:        v.Commands,
+		Destinations: v.Destinations,
+	}
+	for _, d := range v.Deletes {
+		real, _ := confine.Resolve(dir, d)
+		req.Deletes = append(req.Deletes, real)
+	}
+	switch {
+	case len(writesOut) > 0:
+		req.OutsideRoots = true
+		req.Paths = append(req.Paths, writesOut...)
+	case v.ReadOnly && len(readsOut) > 0:
+		req.OutsideRoots = true // a read outside: asked, never granted
+		req.Paths = append(req.Paths, readsOut...)
+	}
+	if req.OutsideRoots || len(readsOut) > 0 {
+		req.Fingerprint = ""
+		req.NoGrant = "it reaches outside the workspace"
+	}
+	where := display(t.env.ws, dir)
+	if where == "." {
+		where = "the workspace"
+	}
+	req.Summary = fmt.Sprintf("agentls wants to run `%s` in %s", abbreviateCommand(in.Command), where)
+	return req, nil
+}
+
+// judge parses the call and judges its command as it will run: in its
+// folder, against the workspace roots, with the environment Run gives it.
+func (t *BashTool) judge(call Call) (bashInput, string, shell.Verdict, error) {
+	in, dir, err := t.parse(call)
+	if err != nil {
+		return in, "", shell.Verdict{}, err
+	}
+	v, err := shell.JudgeWith(in.Command, shell.JudgeOptions{Dir: dir, Home: t.env.home, Roots: t.env.ws.Roots()})
+	if err != nil {
+		return in, "", shell.Verdict{}, fmt.Errorf("bash: the command does not parse: %v; fix the shell syntax", err)
+	}
+	return in, dir, v, nil
+}
+
+// readOnlyRun reports whether a judged command may run as read-only: then
+// the runner holds every program it starts to that.
+func readOnlyRun(v shell.Verdict, roots []string, dir string) bool {
+	if !v.ReadOnly {
+		return false
+	}
+	for _, p := range v.Reads {
+		if !confine.Inside(roots, dir, p) {
+			return false
+		}
+	}
+	return true
+}
+
+// Run executes the command.
+func (t *BashTool) Run(ctx context.Context, call Call) (Result, error) {
+	in, dir, v, err := t.judge(call)
+	if err != nil {
+		return Errorf("%v", err), nil
+	}
+	roots := t.env.ws.Roots()
+	opts := shell.Options{Dir: dir, Roots: roots, ReadOnly: readOnlyRun(v, confine.Roots(roots), dir)}
+	if in.RunInBackground {
+		id, err := t.env.jobs.Start(ctx, in.Command, opts)
+		if err != nil {
+			return Errorf("bash: start background job: %v", err), nil
+		}
+		out, err := t.env.jobs.Output(ctx, id, bashBackgroundProbe, false)
+		if err == nil && out.Done {
+			return t.format(formatJob(out), out.ExitCode), nil
+		}
+		return Result{Content: fmt.Sprintf("Started background job %s. Poll it with job_output {\"shell_id\": %q}; stop it with job_kill.", id, id)}, nil
+	}
+	after := bashDefaultBackground
+	if in.AutoBackgroundAfter > 0 {
+		after = time.Duration(in.AutoBackgroundAfter) * time.Second
+	}
+	res, id, err := t.env.jobs.RunOrBackground(ctx, in.Command, opts, after)
+	switch {
+	case id != "":
+		return Result{Content: fmt.Sprintf("The command was still running after %s and moved to background job %s. Poll it with job_output {\"shell_id\": %q}; stop it with job_kill.", after, id, id)}, nil
+	case ctx.Err() != nil:
+		return Result{Content: formatOutput(res.Stdout, res.Stderr) + "\nThe command was cancelled.", IsError: true}, nil
+	case err != nil:
+		return Errorf("bash: %v", err), nil
+	}
+	return t.format(formatOutput(res.Stdout, res.Stderr), res.ExitCode), nil
+}
+
+// format adds the exit code and bounds the text, saving the full output.
+func (t *BashTool) format(text string, exit int) Result {
+	text += fmt.Sprintf("\nExit code: %d", exit)
+	shown, saved, err := shell.Truncate(text, t.env.outputDir)
+	if saved != "" {
+		shown += "\n\nThe full output is saved in " + saved + " (view or grep it)."
+	} else if err != nil {
+		shown += "\n\n(The full output could not be saved: " + err.Error() + ")"
+	}
+	return Result{Content: shown}
+}
+
+func formatOutput(stdout, stderr string) string {
+	var b strings.Builder
+	if stdout != "" {
+		b.WriteString("<stdout>\n" + strings.TrimRight(stdout, "\n") + "\n</stdout>")
+	}
+	if stderr != "" {
+		if b.Len() > 0 {
+			b.WriteString("\n")
+		}
+		b.WriteString("<stderr>\n" + strings.TrimRight(stderr, "\n") + "\n</stderr>")
+	}
+	if b.Len() == 0 {
+		b.WriteString("(no output)")
+	}
+	return b.String()
+}
+
+func abbreviateCommand(c string) string { return truncate(strings.TrimSpace(c), 300) }

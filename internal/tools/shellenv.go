@@ -1,0 +1,40 @@
+package tools
+
+import (
+	"os"
+
+	"github.com/agentls/agentls/internal/tools/shell"
+)
+
+// ShellEnv is what the shell tools of one session share: its background
+// jobs and the folder where full outputs of truncated results are saved.
+// Close it when the session or server ends: every job dies with it.
+type ShellEnv struct {
+	ws        *Workspace
+	jobs      *shell.Jobs
+	outputDir string
+	home      string
+}
+
+// NewShellEnv returns the shell state for a session over ws; full outputs
+// of truncated results go under outputDir.
+func NewShellEnv(ws *Workspace, outputDir string) *ShellEnv {
+	home, _ := os.UserHomeDir()
+	return &ShellEnv{ws: ws, jobs: shell.NewJobs(shell.JobsOptions{}), outputDir: outputDir, home: home}
+}
+
+// Close kills every background job.
+func (e *ShellEnv) Close() error { return e.jobs.Close() }
+
+// DefaultTools is the full built-in tool set: the read-only tools, the
+// editing tools, bash and the job tools, and the lsp_* tools when lsp is
+// not nil.
+func DefaultTools(ws *Workspace, env *ShellEnv, lsp *LSPEnv) []Tool {
+	ts := append(ReadOnlyTools(ws),
+		NewEditTool(ws), NewMultiEditTool(ws), NewWriteTool(ws),
+		NewBashTool(env), NewJobOutputTool(env), NewJobKillTool(env))
+	if lsp != nil {
+		ts = append(ts, LSPTools(lsp)...)
+	}
+	return ts
+}

@@ -1,0 +1,136 @@
+// Package tools holds the model-callable tools, one per file, each with its
+// model-facing description in a sibling .md file.
+//
+// A tool describes a call for the permission gate (Describe) before it runs
+// (Run). Every tool declares a capability: the Registry refuses one that
+// does not, so no tool can slip past the gate undeclared.
+package tools
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"sort"
+
+	"github.com/agentls/agentls/internal/permission"
+)
+
+// Spec is what a tool tells the model and the gate about itself.
+type Spec struct {
+	Name        string
+	Description string
+	// Schema is the JSON schema of the tool's input object.
+	Schema     json.RawMessage
+	Capability permission.Capability
+	Action     permission.Action
+	ReadOnly   bool
+}
+
+// Call is one invocation of a tool by the model.
+type Call struct {
+	ID        string
+	SessionID string
+	TurnID    string
+	Input     json.RawMessage
+}
+
+// Result is what the model sees of a call.
+type Result struct {
+	Content string
+	IsError bool
+	// Stop ends the turn after this result (a person said no).
+	Stop bool
+	// Diff is the unified diff of a change the call made, for editors to
+	// render (not sent to the model).
+	Diff string
+}
+
+// Errorf builds an error result the model can read and act on.
+func Errorf(format string, args ...any) Result {
+	return Result{Content: fmt.Sprintf(format, args...), IsError: true}
+}
+
+// Tool is one model-callable tool.
+type Tool interface {
+	Spec() Spec
+	// Describe validates the input and says what the call would touch, for
+	// the permission gate. It must not change anything.
+	Describe(ctx context.Context, call Call) (permission.Request, error)
+	// Run performs the call. Failures the model can fix are error Results;
+	// a returned error is an infrastructure failure.
+	Run(ctx context.Context, call Call) (Result, error)
+}
+
+// Registry is the set of tools offered to the model.
+type Registry struct {
+	byName map[string]Tool
+	names  []string
+}
+
+// NewRegistry checks every tool's spec and returns the registry. A tool
+// without a valid capability, name, description or schema is refused.
+func NewRegistry(ts ...Tool) (*Registry, error) {
+	r := &Registry{byName: map[string]Tool{}}
+	for _, t := range ts {
+		if err := r.add(t); err != nil {
+			return nil, err
+		}
+	}
+	return r, nil
+}
+
+func (r *Registry) add(t Tool) error {
+	s := t.Spec()
+	switch {
+	case s.Name == "":
+		return fmt.Errorf("register tool: empty name")
+	case !s.Capability.Valid():
+		return fmt.Errorf("register tool %s: capability %q is not a valid id such as \"fs.read\"", s.Name, s.Capability)
+	case s.Action == "":
+		return fmt.Errorf("register tool %s: no action declared", s.Name)
+	case s.Description == "":
+		return fmt.Errorf("register tool %s: no description", s.Name)
+	case !json.Valid(s.Schema):
+		return fmt.Errorf("register tool %s: input schema is not valid JSON", s.Name)
+	case r.byName[s.Name] != nil:
+		return fmt.Errorf("register tool %s: registered twice", s.Name)
+	}
+	r.byName[s.Name] = t
+	r.names = append(r.names, s.Name)
+	sort.Strings(r.names)
+	return nil
+}
+
+// Get returns the named tool.
+func (r *Registry) Get(name string) (Tool, bool) {
+	t, ok := r.byName[name]
+	return t, ok
+}
+
+// Specs lists every tool's spec, sorted by name.
+func (r *Registry) Specs() []Spec {
+	out := make([]Spec, 0, len(r.names))
+	for _, n := range r.names {
+		out = append(out, r.byName[n].Spec())
+	}
+	return out
+}
+
+// DecodeInput unmarshals a call's input, with an error the model can act on.
+func DecodeInput(call Call, tool string, v any) error {
+	in := call.Input
+	if len(in) == 0 || string(in) == "null" {
+		in = json.RawMessage("{}")
+	}
+	if err := json.Unmarshal(in, v); err != nil {
+		return fmt.Errorf("%s: invalid input %s: %v; send a JSON object matching the tool's schema", tool, truncate(string(in), 200), err)
+	}
+	return nil
+}
+
+func truncate(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return cutUTF8(s, n) + "…"
+}
