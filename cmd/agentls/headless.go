@@ -1,38 +1,83 @@
 package main
 
 import (
-	"context"
 	"fmt"
 	"io"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"sync"
 
-	"github.com/agentls/agentls/internal/agent"
-	"github.com/agentls/agentls/internal/agent/store"
+	"github.com/agentls/agentls/internal/app"
 	"github.com/agentls/agentls/internal/config"
 	"github.com/agentls/agentls/internal/lsp/client"
-	"github.com/agentls/agentls/internal/permission"
-	"github.com/agentls/agentls/internal/tools"
 )
 
-// headless is what a command without an editor works with: the user's
-// folders and config, the resolved settings for one workspace, the history
-// database and the tool set.
-type headless struct {
-	dirs     config.Dirs
-	user     config.Config
-	set      agent.Settings
-	ws       *tools.Workspace
-	st       *store.Store // nil when the history cannot be opened
-	shellEnv *tools.ShellEnv
-	lsp      *tools.LSPEnv
-	reg      *tools.Registry
+// appFlags are the command-line settings every front-end passes to the
+// composition root.
+type appFlags struct {
+	model, mode string
+	yolo        bool
 }
 
-// openHeadless loads everything for a workspace folder. Errors say what
-// to fix; the caller decides the exit code.
-func openHeadless(ctx context.Context, workspace string, flags config.Flags) (*headless, error) {
+// newApp loads the user's folders and config file and makes the
+// composition root with log as every front-end's logger. A config file
+// that does not load is an error for the caller to show.
+func newApp(log *slog.Logger, f appFlags) (*app.App, config.Dirs, error) {
+	dirs, err := config.UserDirs()
+	if err != nil {
+		return nil, dirs, err
+	}
+	user, err := config.Load(dirs.File())
+	a := app.New(app.Options{
+		Log: log, Config: user, ConfigPath: dirs.File(), StateDir: dirs.State, DataDir: dirs.Data,
+		ModelFlag: f.model, ModeFlag: f.mode, Yolo: f.yolo,
+	})
+	return a, dirs, err
+}
+
+// newLogger is the logger of every command: the log file in the user's
+// state folder (or logFile), and stderr at or above minStderr.
+func newLogger(dirs config.Dirs, logFile string, verbose bool, stderr io.Writer, minStderr slog.Level) (*slog.Logger, func()) {
+	level := slog.LevelInfo
+	if verbose {
+		level = slog.LevelDebug
+	}
+	path := logFile
+	if path == "" {
+		path = filepath.Join(dirs.State, "agentls.log")
+	}
+	handlers := []slog.Handler{slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: max(level, minStderr)})}
+	closeFn := func() {}
+	if f, err := openLog(path); err != nil {
+		fmt.Fprintf(stderr, "agentls: logging to stderr only: %v\n", err)
+	} else {
+		handlers = append(handlers, slog.NewTextHandler(f, &slog.HandlerOptions{Level: level}))
+		closeFn = func() { f.Close() }
+	}
+	return slog.New(slog.NewMultiHandler(handlers...)), closeFn
+}
+
+// headlessApp is the composition root of a command without an editor:
+// warnings reach stderr, everything the log file. A config file that does
+// not load is an error: a command line can say what to fix.
+func headlessApp(stderr io.Writer, f appFlags) (*app.App, func(), error) {
+	dirs, err := config.UserDirs()
+	if err != nil {
+		return nil, func() {}, err
+	}
+	log, closeLog := newLogger(dirs, "", false, stderr, slog.LevelWarn)
+	a, _, err := newApp(log, f)
+	if err != nil {
+		closeLog()
+		return nil, func() {}, err
+	}
+	return a, closeLog, nil
+}
+
+// openHeadless opens the environment of a workspace folder for a command
+// without an editor. Errors say what to fix; usage errors exit 2.
+func openHeadless(a *app.App, workspace string) (*app.Env, error) {
 	if fi, err := os.Stat(workspace); err != nil || !fi.IsDir() {
 		return nil, usageError{fmt.Errorf("--workspace %s is not a directory", workspace)}
 	}
@@ -40,61 +85,11 @@ func openHeadless(ctx context.Context, workspace string, flags config.Flags) (*h
 	if err != nil {
 		return nil, usageError{err}
 	}
-	dirs, err := config.UserDirs()
-	if err != nil {
-		return nil, err
-	}
-	user, err := config.Load(dirs.File())
-	if err != nil {
-		return nil, err
-	}
-	set, err := agent.ResolveSettings(user, config.Config{}, flags, []string{abs}, dirs.File())
+	env, err := a.Open(app.Frontend{Roots: []string{abs}, AskTrust: trustNotice(os.Stderr)})
 	if err != nil {
 		return nil, usageError{err}
 	}
-	ws, err := tools.NewWorkspace([]string{abs}, nil)
-	if err != nil {
-		return nil, usageError{err}
-	}
-	h := &headless{dirs: dirs, user: user, set: set, ws: ws}
-	if st, err := store.Open(ctx, store.DefaultPath(dirs.Data)); err == nil {
-		h.st = st
-		ws.SetRecorder(agent.NewHistory(st, ws))
-	} else {
-		fmt.Fprintf(os.Stderr, "agentls: no history (edits will not be revertible, nothing is audited): %v\n", err)
-	}
-	h.shellEnv = tools.NewShellEnv(ws, filepath.Join(dirs.State, "outputs"))
-	lspCfg := set.Config.LSPConfig()
-	lspCfg.AskTrust = trustNotice(os.Stderr)
-	h.lsp = tools.NewLSPEnv(ws, func() client.Config { return lspCfg }, nil)
-	if h.reg, err = tools.NewRegistry(tools.DefaultTools(ws, h.shellEnv, h.lsp)...); err != nil {
-		h.close()
-		return nil, err
-	}
-	return h, nil
-}
-
-// gate builds the permission gate with the given asker (nil: asks deny).
-func (h *headless) gate(asker permission.Asker, channel string) (*permission.Gate, error) {
-	opts := permission.Options{Policy: h.set.Policy, Asker: asker, Channel: channel, Roots: h.ws.Roots}
-	if h.st != nil {
-		opts.Grants = agent.StoreGrants{St: h.st}
-		opts.OnDecision = agent.AuditDecision(h.st, h.ws.Roots, nil)
-	}
-	return permission.New(opts)
-}
-
-func (h *headless) close() {
-	if h.shellEnv != nil {
-		h.shellEnv.Close()
-	}
-	if h.lsp != nil {
-		h.lsp.Shutdown(context.Background())
-	}
-	if h.st != nil {
-		h.st.Close()
-	}
-	h.ws.Close()
+	return env, nil
 }
 
 // trustNotice tells the person on stderr, once per server and folder,

@@ -70,15 +70,28 @@ func cmdExplain(ctx context.Context, args []string, stdout, stderr io.Writer) in
 	if !json.Valid([]byte(*input)) {
 		return bad(fmt.Errorf("--input %q is not JSON", *input))
 	}
-	h, err := openHeadless(ctx, *workspace, config.Flags{Mode: *mode, Yolo: *yolo})
+	a, closeLog, err := headlessApp(stderr, appFlags{mode: *mode, yolo: *yolo})
 	if err != nil {
 		return bad(err)
 	}
-	defer h.close()
-	t, ok := h.reg.Get(*tool)
+	defer closeLog()
+	env, err := openHeadless(a, *workspace)
+	if err != nil {
+		return bad(err)
+	}
+	defer env.Close()
+	set, err := env.Settings(config.Config{})
+	if err != nil {
+		return bad(err)
+	}
+	reg, err := env.Registry(set.Config)
+	if err != nil {
+		return bad(err)
+	}
+	t, ok := reg.Get(*tool)
 	if !ok {
 		var names []string
-		for _, s := range h.reg.Specs() {
+		for _, s := range reg.Specs() {
 			names = append(names, s.Name)
 		}
 		return bad(fmt.Errorf("unknown tool %q; tools: %v", *tool, names))
@@ -88,7 +101,7 @@ func cmdExplain(ctx context.Context, args []string, stdout, stderr io.Writer) in
 		return bad(fmt.Errorf("the tool rejects this input: %w", err))
 	}
 	req.Input = json.RawMessage(*input)
-	gate, err := h.gate(nil, "headless")
+	gate, err := env.Gate(ctx, set.Policy, nil, "headless")
 	if err != nil {
 		return bad(err)
 	}
@@ -133,18 +146,25 @@ func cmdGrants(ctx context.Context, verb string, args []string, stdout, stderr i
 		}
 		return 2
 	}
-	h, err := openHeadless(ctx, *workspace, config.Flags{})
+	a, closeLog, err := headlessApp(stderr, appFlags{})
+	if err != nil {
+		fmt.Fprintln(stderr, "agentls permission:", err)
+		return 1
+	}
+	defer closeLog()
+	env, err := openHeadless(a, *workspace)
 	if err != nil {
 		fmt.Fprintln(stderr, "agentls permission:", err)
 		return 2
 	}
-	defer h.close()
-	if h.st == nil {
-		fmt.Fprintln(stderr, "agentls permission: the history database cannot be opened, so no grants are kept")
+	defer env.Close()
+	st, err := env.Store(ctx)
+	if err != nil {
+		fmt.Fprintf(stderr, "agentls permission: %v, so no grants are kept\n", err)
 		return 1
 	}
-	root := h.ws.Roots()[0]
-	gs, err := h.st.Grants(ctx, root)
+	root := env.Workspace().Roots()[0]
+	gs, err := st.Grants(ctx, root)
 	if err != nil {
 		fmt.Fprintln(stderr, "agentls permission:", err)
 		return 1
@@ -184,7 +204,7 @@ func cmdGrants(ctx context.Context, verb string, args []string, stdout, stderr i
 		return 2
 	}
 	for _, g := range pick {
-		if _, err := h.st.RevokeGrant(ctx, g); err != nil {
+		if _, err := st.RevokeGrant(ctx, g); err != nil {
 			fmt.Fprintln(stderr, "agentls permission revoke:", err)
 			return 1
 		}

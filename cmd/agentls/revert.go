@@ -7,11 +7,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-
-	"github.com/agentls/agentls/internal/agent"
-	"github.com/agentls/agentls/internal/agent/store"
-	"github.com/agentls/agentls/internal/config"
-	"github.com/agentls/agentls/internal/tools"
 )
 
 func cmdRevert(ctx context.Context, args []string, stdout, stderr io.Writer) int {
@@ -35,24 +30,25 @@ func cmdRevert(ctx context.Context, args []string, stdout, stderr io.Writer) int
 		fmt.Fprintf(stderr, "agentls revert: unexpected argument %q\n", fs.Arg(0))
 		return 2
 	}
-	dirs, err := config.UserDirs()
+	a, closeLog, err := headlessApp(stderr, appFlags{})
 	if err != nil {
 		fmt.Fprintln(stderr, "agentls revert:", err)
 		return 1
 	}
-	ws, err := tools.NewWorkspace([]string{*workspace}, nil)
+	defer closeLog()
+	env, err := openHeadless(a, *workspace)
 	if err != nil {
 		fmt.Fprintln(stderr, "agentls revert:", err)
 		return 2
 	}
-	defer ws.Close()
-	st, err := store.Open(ctx, store.DefaultPath(dirs.Data))
+	defer env.Close()
+	ws := env.Workspace()
+	h, err := env.History(ctx)
 	if err != nil {
 		fmt.Fprintln(stderr, "agentls revert:", err)
 		return 1
 	}
-	defer st.Close()
-	rep, err := agent.NewHistory(st, ws).RevertTurn(ctx, *turn, *force)
+	rep, err := h.RevertTurn(ctx, *turn, *force)
 	if err != nil {
 		fmt.Fprintln(stderr, "agentls revert:", err)
 		return 1

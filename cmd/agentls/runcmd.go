@@ -16,7 +16,7 @@ import (
 	"golang.org/x/term"
 
 	"github.com/agentls/agentls/internal/agent"
-	"github.com/agentls/agentls/internal/agent/model"
+	"github.com/agentls/agentls/internal/app"
 	"github.com/agentls/agentls/internal/config"
 	"github.com/agentls/agentls/internal/permission"
 )
@@ -57,33 +57,32 @@ func cmdRun(ctx context.Context, args []string, stdin io.Reader, stdout, stderr 
 	if *onAsk != "" && *onAsk != "deny" {
 		return fail(2, fmt.Errorf("--on-ask %q: the only value is deny", *onAsk))
 	}
-	h, err := openHeadless(ctx, *workspace, config.Flags{Mode: *mode, Yolo: *yolo})
+	a, closeLog, err := headlessApp(stderr, appFlags{model: *modelFlag, mode: *mode, yolo: *yolo})
 	if err != nil {
-		var ue usageError
-		if errors.As(err, &ue) {
-			return fail(2, err)
-		}
 		return fail(1, err)
 	}
-	defer h.close()
-	for _, w := range h.set.Warnings {
-		fmt.Fprintln(stderr, "agentls run: warning:", w)
-	}
-	spec, _, err := model.Resolve(
-		model.Source{Name: "--model", Value: *modelFlag},
-		model.Source{Name: "the AGENTLS_MODEL environment variable", Value: os.Getenv("AGENTLS_MODEL")},
-		model.Source{Name: "\"model\" in " + h.dirs.File(), Value: h.user.Model},
-	)
+	defer closeLog()
+	env, err := openHeadless(a, *workspace)
 	if err != nil {
 		return fail(2, err)
 	}
-	prov, err := model.New(spec, model.Options{Providers: h.set.Config.Providers})
+	defer env.Close()
+	spec, err := env.ModelSpec()
+	if err != nil {
+		return fail(2, err)
+	}
+	set, err := env.Settings(config.Config{})
+	if err != nil {
+		return fail(2, err)
+	}
+	cwd, _ := os.Getwd() // a replay path on the command line is relative to where it was typed
+	prov, err := env.Provider(spec, cwd, set)
 	if err != nil {
 		return fail(2, err)
 	}
 	var asker permission.Asker
 	channel := "headless"
-	pmode := h.set.Policy.Mode
+	pmode := set.Policy.Mode
 	if pmode == "" {
 		pmode = permission.ModeSmart
 	}
@@ -93,21 +92,15 @@ func cmdRun(ctx context.Context, args []string, stdin io.Reader, stdout, stderr 
 	} else if (pmode == permission.ModeSmart || pmode == permission.ModeApprove) && *onAsk != "deny" {
 		return fail(2, fmt.Errorf("%s mode asks before edits and commands, and there is no terminal to ask on: "+
 			"use --mode auto (or --yolo) to let the agent act without asking, add allow rules to \"permissions.rules\" in %s, "+
-			"or pass --on-ask deny to deny and report whatever would be asked", pmode, h.dirs.File()))
+			"or pass --on-ask deny to deny and report whatever would be asked", pmode, a.Options().ConfigPath))
 	}
-	gate, err := h.gate(asker, channel)
+	sess, err := env.NewSession(ctx, app.SessionOptions{Asker: asker, Channel: channel, MaxSteps: *maxSteps, Provider: prov})
 	if err != nil {
 		return fail(2, err)
 	}
-	if *maxSteps == 0 {
-		*maxSteps = h.set.Config.MaxSteps
+	for _, w := range sess.Settings.Warnings {
+		fmt.Fprintln(stderr, "agentls run: warning:", w)
 	}
-	sess := agent.NewSession(agent.NewSessionID(), agent.Config{
-		Provider: prov, Tools: h.reg, MaxSteps: *maxSteps, Channel: channel, Gate: gate,
-		Hooks: h.set.Hooks, HookDir: func() string { return h.ws.Roots()[0] },
-
-		MaxStopContinuations: h.set.Config.MaxStopContinuations,
-	})
 	defer sess.CloseHooks()
 	var outMu sync.Mutex
 	enc := json.NewEncoder(stdout)

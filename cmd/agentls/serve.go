@@ -42,33 +42,17 @@ func cmdServe(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 		fmt.Fprintln(stderr, "agentls:", err)
 		return 1
 	}
-	level := slog.LevelInfo
-	if *verbose {
-		level = slog.LevelDebug
-	}
-	logOut := stderr
-	path := *logFile
-	if path == "" {
-		path = filepath.Join(dirs.State, "agentls.log")
-	}
-	if f, err := openLog(path); err != nil {
-		fmt.Fprintf(stderr, "agentls: logging to stderr only: %v\n", err)
-	} else {
-		defer f.Close()
-		logOut = io.MultiWriter(stderr, f)
-	}
-	log := slog.New(slog.NewTextHandler(logOut, &slog.HandlerOptions{Level: level}))
-	cfg, err := config.Load(dirs.File())
+	// The editor shows the server's stderr in its log: everything goes
+	// there and to the log file.
+	log, closeLog := newLogger(dirs, *logFile, *verbose, stderr, slog.LevelDebug)
+	defer closeLog()
+	a, _, err := newApp(log, appFlags{model: *model, mode: *mode, yolo: *yolo})
 	if err != nil {
 		// A broken config file must not stop the editor's server: log it
 		// and go on with defaults; asks will say what is missing.
 		log.Error("config file ignored", "error", err)
 	}
-	code := lsp.Serve(ctx, stdio{stdin, stdout}, lsp.Options{
-		Name: "agentls", Version: Version, Log: log,
-		Config: cfg, ConfigPath: dirs.File(),
-		ModelFlag: *model, ModeFlag: *mode, Yolo: *yolo, StateDir: dirs.State, DataDir: dirs.Data,
-	})
+	code := lsp.Serve(ctx, stdio{stdin, stdout}, lsp.Options{Name: "agentls", Version: Version, App: a})
 	log.Info("exit", "code", code)
 	return code
 }

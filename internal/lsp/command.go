@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"path/filepath"
 	"strings"
 	"time"
 
@@ -14,10 +13,9 @@ import (
 
 	"github.com/agentls/agentls/internal/agent"
 	"github.com/agentls/agentls/internal/agent/model"
-	"github.com/agentls/agentls/internal/agent/store"
+	"github.com/agentls/agentls/internal/app"
 	"github.com/agentls/agentls/internal/config"
 	"github.com/agentls/agentls/internal/lsp/overlay"
-	"github.com/agentls/agentls/internal/tools"
 )
 
 // AskArgs is the one argument of agentls.ask.
@@ -153,7 +151,7 @@ type RevertArgs struct {
 
 // revertTurn restores the files a turn changed and tells the person.
 func (s *Server) revertTurn(ctx context.Context, a RevertArgs) (any, error) {
-	h, err := s.openHistory(ctx)
+	h, err := s.env.History(ctx)
 	if err != nil {
 		return nil, jsonrpc2.Errorf(jsonrpc2.InvalidRequest, "%v", err)
 	}
@@ -183,29 +181,6 @@ func (s *Server) currentSession() *agent.Session {
 	return s.session
 }
 
-// openHistory opens the history database on first use.
-func (s *Server) openHistory(ctx context.Context) (*agent.History, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.openHistoryLocked(ctx)
-}
-
-func (s *Server) openHistoryLocked(ctx context.Context) (*agent.History, error) {
-	if s.history != nil {
-		return s.history, nil
-	}
-	if s.opts.DataDir == "" {
-		return nil, errors.New("no history: agentls runs without a data directory")
-	}
-	st, err := store.Open(ctx, store.DefaultPath(s.opts.DataDir))
-	if err != nil {
-		return nil, fmt.Errorf("open the history: %w", err)
-	}
-	s.store, s.history = st, agent.NewHistory(st, s.ws)
-	s.ws.SetRecorder(s.history)
-	return s.history, nil
-}
-
 // ensureSession creates the connection's session on first use, resolving
 // the model and mode from flags, editor options, environment and config.
 func (s *Server) ensureSession() (*agent.Session, error) {
@@ -230,72 +205,19 @@ func (s *Server) ensureSession() (*agent.Session, error) {
 	if s.session != nil {
 		return s.session, nil
 	}
-	cfgName := "\"model\" in the config file"
-	if s.opts.ConfigPath != "" {
-		cfgName = "\"model\" in " + s.opts.ConfigPath
-	}
-	spec, _, err := model.Resolve(
-		model.Source{Name: "--model", Value: s.opts.ModelFlag},
-		model.Source{Name: "the editor's initializationOptions.model", Value: s.editor.Model},
-		model.Source{Name: "the AGENTLS_MODEL environment variable", Value: s.opts.Getenv("AGENTLS_MODEL")},
-		model.Source{Name: cfgName, Value: s.opts.Config.Model},
-	)
+	as, err := s.env.NewSession(s.base, app.SessionOptions{
+		Editor:  config.Merge(s.editor, clientConf),
+		Models:  []model.Source{{Name: "the editor's initializationOptions.model", Value: s.editor.Model}},
+		Asker:   editorAsker{s},
+		Channel: "editor",
+	})
 	if err != nil {
 		return nil, err
 	}
-	dir := ""
-	if roots := s.ws.Roots(); len(roots) > 0 {
-		dir = roots[0]
-	}
-	newProvider := s.opts.NewProvider
-	if newProvider == nil {
-		newProvider = func(spec, dir string) (agent.Provider, error) {
-			return model.New(spec, model.Options{Providers: s.opts.Config.Providers, Dir: dir, Getenv: s.opts.Getenv})
-		}
-	}
-	prov, err := newProvider(spec, dir)
-	if err != nil {
-		return nil, err
-	}
-	if _, err := s.openHistoryLocked(s.base); err != nil {
-		// Edits still work; they cannot be reverted. Say so once.
-		s.log.Warn("edits will not be revertible", "error", err)
-	}
-	set, err := s.settings(clientConf)
-	if err != nil {
-		return nil, err
-	}
-	for _, w := range set.Warnings {
+	for _, w := range as.Settings.Warnings {
 		s.showMessage(s.base, 2, "agentls: "+w)
 	}
-	gate, err := s.newGate(set.Policy)
-	if err != nil {
-		return nil, err
-	}
-	var toolSet []tools.Tool
-	if s.opts.Tools != nil {
-		toolSet = s.opts.Tools(s.ws)
-	} else {
-		s.shellEnv = tools.NewShellEnv(s.ws, filepath.Join(s.stateDir(), "outputs"))
-		s.lsp.Configure(s.lspClientConfig(set.Config))
-		toolSet = tools.DefaultTools(s.ws, s.shellEnv, s.lsp)
-	}
-	reg, err := tools.NewRegistry(toolSet...)
-	if err != nil {
-		return nil, err
-	}
-	s.gate = gate
-	s.session = agent.NewSession(agent.NewSessionID(), agent.Config{
-		Provider: prov,
-		Tools:    reg,
-		Gate:     gate,
-		MaxSteps: set.Config.MaxSteps,
-		Channel:  "editor",
-		Hooks:    set.Hooks,
-		HookDir:  s.firstRoot,
-
-		MaxStopContinuations: set.Config.MaxStopContinuations,
-	})
+	s.gate, s.session = as.Gate, as.Session
 	return s.session, nil
 }
 

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -138,7 +137,7 @@ func (s *Server) showDiff(ctx context.Context, req permission.Request) bool {
 	if !canShow {
 		return false
 	}
-	dir := filepath.Join(s.stateDir(), "diffs")
+	dir := filepath.Join(s.env.StateDir(), "diffs")
 	path := filepath.Join(dir, "edit-"+strconv.FormatInt(time.Now().UnixNano(), 36)+".diff")
 	if err := tools.WriteFileAtomic(path, []byte(req.Diff), 0o600); err != nil {
 		s.log.Warn("write diff file", "error", err)
@@ -152,12 +151,4 @@ func (s *Server) showDiff(ctx context.Context, req permission.Request) bool {
 		return false
 	}
 	return true
-}
-
-// stateDir is where files for the user go (diffs, full outputs).
-func (s *Server) stateDir() string {
-	if s.opts.StateDir != "" {
-		return s.opts.StateDir
-	}
-	return filepath.Join(os.TempDir(), "agentls")
 }

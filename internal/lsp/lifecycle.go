@@ -56,6 +56,7 @@ func (s *Server) initialize(_ context.Context, params json.RawMessage) (any, err
 	}
 	s.mu.Lock()
 	s.state, s.caps, s.editor = stateInitialized, caps, editor
+	s.env.SetEditor(editor)
 	s.mu.Unlock()
 	client := ""
 	if p.ClientInfo != nil {

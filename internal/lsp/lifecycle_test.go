@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/agentls/agentls/internal/app"
 	"github.com/agentls/agentls/internal/lsp"
 )
 
@@ -29,7 +30,9 @@ func newRaw(t *testing.T) *rawClient {
 	ctx, cancel := context.WithCancel(context.Background())
 	t.Cleanup(func() { cancel(); c.Close() })
 	r := &rawClient{t: t, conn: c, in: bufio.NewReader(c), exit: make(chan int, 1)}
-	go func() { r.exit <- lsp.Serve(ctx, s, lsp.Options{Getenv: func(string) string { return "" }}) }()
+	go func() {
+		r.exit <- lsp.Serve(ctx, s, lsp.Options{App: app.New(app.Options{Getenv: func(string) string { return "" }})})
+	}()
 	return r
 }
 

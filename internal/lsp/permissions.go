@@ -9,7 +9,6 @@ import (
 
 	"go.lsp.dev/jsonrpc2"
 
-	"github.com/agentls/agentls/internal/agent"
 	"github.com/agentls/agentls/internal/config"
 	"github.com/agentls/agentls/internal/permission"
 )
@@ -29,21 +28,6 @@ type ApproveArgs struct {
 // configTimeout bounds the workspace/configuration request.
 const configTimeout = 5 * time.Second
 
-// settings resolves the configuration for the session: the user file
-// (with the folders trusted now, trustEntries), the editor's settings (initializationOptions, then what the client
-// answered for workspace/configuration section "agentls"), the flags and
-// the roots' workspace files. Called with s.mu held.
-func (s *Server) settings(client config.Config) (agent.Settings, error) {
-	editor := config.Merge(s.editor, client)
-	user := s.opts.Config
-	user.TrustedWorkspaces = s.trustEntries()
-	set, err := agent.ResolveSettings(user, editor, config.Flags{Mode: s.opts.ModeFlag, Yolo: s.opts.Yolo}, s.ws.Roots(), s.opts.ConfigPath)
-	if err != nil {
-		return set, fmt.Errorf("settings: %w", err)
-	}
-	return set, nil
-}
-
 // fetchConfiguration asks the client for its "agentls" settings section.
 func (s *Server) fetchConfiguration() (config.Config, error) {
 	ctx, cancel := context.WithTimeout(s.base, configTimeout)
@@ -60,25 +44,6 @@ func (s *Server) fetchConfiguration() (config.Config, error) {
 		return config.Config{}, fmt.Errorf("section agentls: %w", err)
 	}
 	return c, nil
-}
-
-// newGate builds the connection's gate: asks go to the editor, "Always
-// allow" grants and the audit log to the history database when it is
-// open. Called with s.mu held.
-func (s *Server) newGate(pol permission.Policy) (*permission.Gate, error) {
-	opts := permission.Options{Policy: pol, Asker: editorAsker{s}, Channel: "editor", Roots: s.ws.Roots}
-	if s.store != nil {
-		opts.Grants = agent.StoreGrants{St: s.store}
-		opts.OnDecision = agent.AuditDecision(s.store, s.ws.Roots, func(err error) { s.log.Warn("audit log", "error", err) })
-	}
-	return permission.New(opts)
-}
-
-func (s *Server) firstRoot() string {
-	if r := s.ws.Roots(); len(r) > 0 {
-		return r[0]
-	}
-	return "."
 }
 
 // addPending and removePending track the questions waiting for an answer,

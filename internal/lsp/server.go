@@ -13,13 +13,12 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"os"
 	"sync"
 
 	"go.lsp.dev/jsonrpc2"
 
 	"github.com/agentls/agentls/internal/agent"
-	"github.com/agentls/agentls/internal/agent/store"
+	"github.com/agentls/agentls/internal/app"
 	"github.com/agentls/agentls/internal/config"
 	"github.com/agentls/agentls/internal/lsp/framing"
 	"github.com/agentls/agentls/internal/lsp/overlay"
@@ -31,30 +30,9 @@ import (
 type Options struct {
 	// Name and Version are reported in serverInfo.
 	Name, Version string
-	Log           *slog.Logger
-	// Config is the user's config file, already loaded.
-	Config config.Config
-	// ConfigPath is shown in messages about where to set things.
-	ConfigPath string
-	// ModelFlag and ModeFlag come from the command line and win over
-	// everything else.
-	ModelFlag, ModeFlag string
-	// Getenv reads the environment; nil means os.Getenv.
-	Getenv func(string) string
-	// NewProvider builds a provider from a model string; dir resolves
-	// relative replay paths. Nil means model.New.
-	NewProvider func(spec, dir string) (agent.Provider, error)
-	// Tools returns the tools offered to the model; nil means the
-	// built-in set.
-	Tools func(ws *tools.Workspace) []tools.Tool
-	// StateDir holds files agentls keeps for the user, such as the full
-	// output of truncated shell results. Empty means the system temp dir.
-	StateDir string
-	// DataDir holds the history database (agentls.db). Empty means no
-	// history: edits work but cannot be reverted.
-	DataDir string
-	// Yolo is --yolo: auto mode.
-	Yolo bool
+	// App makes the connection's workspace environment and its session
+	// (the composition root); nil means app.New with no user config.
+	App *app.App
 }
 
 type lifecycle int
@@ -75,7 +53,9 @@ type Server struct {
 	log  *slog.Logger
 	conn jsonrpc2.Conn
 	docs *overlay.Store
-	ws   *tools.Workspace
+	env  *app.Env         // the connection's workspace environment
+	ws   *tools.Workspace // env's workspace
+	lsp  *tools.LSPEnv    // env's language servers (the lsp_* tools')
 
 	// base lives as long as the connection; turns run under it.
 	base   context.Context
@@ -87,10 +67,6 @@ type Server struct {
 	caps     clientCaps
 	editor   config.Config // initializationOptions
 	session  *agent.Session
-	shellEnv *tools.ShellEnv
-	lsp      *tools.LSPEnv // language servers of the lsp_* tools
-	history  *agent.History
-	store    *store.Store
 	gate     *permission.Gate
 	pending  map[string]permission.Question
 	trust    trustState
@@ -110,7 +86,11 @@ func (o docOverlay) Document(path string) (tools.Document, bool) {
 // tests) until the client sends exit or closes the connection. It returns
 // the process exit code: 0 after shutdown then exit, 1 otherwise.
 func Serve(ctx context.Context, rwc io.ReadWriteCloser, opts Options) int {
-	s := newServer(ctx, opts)
+	s, err := newServer(ctx, opts)
+	if err != nil {
+		opts.App.Log().Error("start the server", "error", err)
+		return 1
+	}
 	s.conn = jsonrpc2.NewConn(framing.New(rwc, framing.Options{MaxMessageSize: MaxMessageSize, AnswerBadFrames: true, Peer: "client", Log: s.log}))
 	s.conn.Go(s.base, s.handle)
 	defer s.cancel()
@@ -149,50 +129,32 @@ func (s *Server) codeWithoutExit() int {
 	return 1
 }
 
-func newServer(ctx context.Context, opts Options) *Server {
-	if opts.Log == nil {
-		opts.Log = slog.New(slog.NewTextHandler(io.Discard, nil))
-	}
-	if opts.Getenv == nil {
-		opts.Getenv = os.Getenv
+func newServer(ctx context.Context, opts Options) (*Server, error) {
+	if opts.App == nil {
+		opts.App = app.New(app.Options{})
 	}
 	if opts.Name == "" {
 		opts.Name = "agentls"
 	}
 	docs := overlay.NewStore()
-	ws, _ := tools.NewWorkspace(nil, docOverlay{docs})
 	base, cancel := context.WithCancel(ctx)
 	s := &Server{
-		opts: opts, log: opts.Log, docs: docs, ws: ws,
+		opts: opts, log: opts.App.Log(), docs: docs,
 		base: base, cancel: cancel, exit: make(chan int, 1),
 		turns: map[string]*turnReporter{}, inflight: map[string]context.CancelFunc{},
 	}
-	ws.SetApplier(editorApplier{s})
-	s.lsp = tools.NewLSPEnv(ws, s.lspConfig, opts.Log)
-	return s
+	env, err := opts.App.Open(app.Frontend{Overlay: docOverlay{docs}, Applier: editorApplier{s}, AskTrust: s.askTrust})
+	if err != nil {
+		cancel()
+		return nil, err
+	}
+	s.env, s.ws, s.lsp = env, env.Workspace(), env.LSP()
+	return s, nil
 }
 
-// closeSession ends what the session left running (background jobs,
-// language servers), closes the history database and the workspace
-// folders.
-func (s *Server) closeSession() {
-	s.mu.Lock()
-	env, st := s.shellEnv, s.store
-	s.shellEnv, s.store, s.history = nil, nil, nil
-	s.mu.Unlock()
-	if env != nil {
-		if err := env.Close(); err != nil {
-			s.log.Warn("stop background jobs", "error", err)
-		}
-	}
-	if st != nil {
-		if err := st.Close(); err != nil {
-			s.log.Warn("close history", "error", err)
-		}
-	}
-	s.lsp.Shutdown(context.Background())
-	s.ws.Close()
-}
+// closeSession ends what the connection left running (background jobs,
+// language servers) and closes the history and the workspace folders.
+func (s *Server) closeSession() { s.env.Close() }
 
 // handle is the jsonrpc2 handler. It never returns an error: jsonrpc2
 // ends the connection on one. Notifications run in order on the reading

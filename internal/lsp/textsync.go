@@ -4,8 +4,6 @@ import (
 	"encoding/json"
 	"fmt"
 
-	"github.com/agentls/agentls/internal/config"
-	"github.com/agentls/agentls/internal/lsp/client"
 	"github.com/agentls/agentls/internal/lsp/overlay"
 )
 
@@ -72,24 +70,6 @@ func (s *Server) touchLSP(uri string, closed bool) {
 		return
 	}
 	s.lsp.Touch(path)
-}
-
-// lspConfig is the language-server configuration when the editor touches a
-// file before a session exists: the user file, the editor's
-// initializationOptions and the trusted workspace files (an untrusted one
-// cannot name a program to run), with this connection's trust (trust.go).
-// ensureSession refines it with the editor's workspace/configuration.
-func (s *Server) lspConfig() client.Config {
-	s.mu.Lock()
-	editor := s.editor
-	s.mu.Unlock()
-	wsCfgs, _ := config.LoadWorkspaces(s.ws.Roots())
-	cfg, _, err := config.Resolve(s.opts.Config, editor, config.Flags{}, wsCfgs, s.trustEntries())
-	if err != nil {
-		s.log.Warn("language servers: settings do not resolve; using the user config file's lsp entries only", "error", err)
-		return s.lspClientConfig(s.opts.Config)
-	}
-	return s.lspClientConfig(cfg)
 }
 
 func (s *Server) didChangeFolders(params json.RawMessage) error {

@@ -17,6 +17,7 @@ import (
 	"go.lsp.dev/jsonrpc2"
 
 	"github.com/agentls/agentls/internal/agent"
+	"github.com/agentls/agentls/internal/app"
 	"github.com/agentls/agentls/internal/lsp"
 	"github.com/agentls/agentls/internal/lsp/overlay"
 )
@@ -30,8 +31,8 @@ type Options struct {
 	Capabilities any
 	// InitOptions is sent as initializationOptions.
 	InitOptions any
-	// Server configures the server under test.
-	Server lsp.Options
+	// Server configures the server under test (its composition root).
+	Server app.Options
 	// Answer picks the action for a showMessageRequest; it returns the
 	// title, or "" to dismiss (null). Nil answers "Allow".
 	Answer func(message string, actions []string) string
@@ -127,7 +128,7 @@ func Connect(ctx context.Context, opts Options) *Editor {
 	}
 	clientSide, serverSide := net.Pipe()
 	e := &Editor{opts: opts, server: make(chan int, 1), changed: make(chan struct{}), versions: map[string]int32{}, buffers: overlay.NewStore()}
-	go func() { e.server <- lsp.Serve(ctx, serverSide, opts.Server) }()
+	go func() { e.server <- lsp.Serve(ctx, serverSide, lsp.Options{App: app.New(opts.Server)}) }()
 	e.conn = jsonrpc2.NewConn(jsonrpc2.NewStream(clientSide))
 	e.conn.Go(ctx, e.handle)
 	return e

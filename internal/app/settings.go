@@ -1,4 +1,4 @@
-package agent
+package app
 
 import (
 	"context"
@@ -20,10 +20,10 @@ type Settings struct {
 	Warnings []string
 }
 
-// ResolveSettings merges the user file, the editor's settings, the flags
+// resolveSettings merges the user file, the editor's settings, the flags
 // and each root's .agentls.json, with a workspace file allowed only to
 // tighten unless its root is trusted — and its hooks never run then.
-func ResolveSettings(user, editor config.Config, flags config.Flags, roots []string, userFile string) (Settings, error) {
+func resolveSettings(user, editor config.Config, flags config.Flags, roots []string, userFile string) (Settings, error) {
 	wsCfgs, warns := config.LoadWorkspaces(roots)
 	cfg, more, err := config.Resolve(user, editor, flags, wsCfgs, user.TrustedWorkspaces)
 	if err != nil {
@@ -52,16 +52,16 @@ func ResolveSettings(user, editor config.Config, flags config.Flags, roots []str
 	return out, nil
 }
 
-// StoreGrants keeps "Always allow" grants in the history database.
-type StoreGrants struct{ St *store.Store }
+// storeGrants keeps "Always allow" grants in the history database.
+type storeGrants struct{ St *store.Store }
 
 // Allowed implements permission.GrantStore.
-func (g StoreGrants) Allowed(ctx context.Context, p permission.PersistentGrant) (bool, error) {
+func (g storeGrants) Allowed(ctx context.Context, p permission.PersistentGrant) (bool, error) {
 	return g.St.HasGrant(ctx, grantOf(p))
 }
 
 // Save implements permission.GrantStore.
-func (g StoreGrants) Save(ctx context.Context, p permission.PersistentGrant) error {
+func (g storeGrants) Save(ctx context.Context, p permission.PersistentGrant) error {
 	return g.St.SaveGrant(ctx, grantOf(p))
 }
 
@@ -69,9 +69,9 @@ func grantOf(p permission.PersistentGrant) store.Grant {
 	return store.Grant{Workspace: p.Workspace, Tool: p.Tool, Capability: string(p.Capability), Action: string(p.Action), Scope: p.Scope}
 }
 
-// AuditDecision returns an OnDecision callback that appends every
+// auditDecision returns an OnDecision callback that appends every
 // decision to the store's audit log (workspace = the first root).
-func AuditDecision(st *store.Store, roots func() []string, onErr func(error)) func(permission.Event) {
+func auditDecision(st *store.Store, roots func() []string, onErr func(error)) func(permission.Event) {
 	return func(e permission.Event) {
 		ws := ""
 		if r := roots(); len(r) > 0 {

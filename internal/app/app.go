@@ -1,0 +1,175 @@
+// Package app is agentls's composition root: the one place that builds
+// the pieces of a session — settings, the history store, the workspace,
+// the shell and language-server environments, the tool registry, the
+// permission gate, the model and the session itself.
+//
+// A front-end (the editor's language server, `agentls run`, `revert`,
+// `permission`, later ACP) gets an *App from cmd/agentls, opens one Env
+// for its workspace with what only it has (the editor's unsaved buffers,
+// its way of applying edits, of asking about trust), and asks the Env for
+// sessions. Front-ends construct none of these pieces themselves, so every
+// front-end gets the same logger, audit callback and model options.
+package app
+
+import (
+	"context"
+	"io"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"sync"
+
+	"github.com/agentls/agentls/internal/agent"
+	"github.com/agentls/agentls/internal/agent/store"
+	"github.com/agentls/agentls/internal/config"
+	"github.com/agentls/agentls/internal/lsp/client"
+	"github.com/agentls/agentls/internal/tools"
+)
+
+// Options are what the program knows before any front-end starts: the
+// user's files and folders, the command-line flags, and (for tests) a
+// model and a tool set to use instead of the real ones.
+type Options struct {
+	// Log receives warnings and debug messages of every front-end; nil
+	// discards them.
+	Log *slog.Logger
+	// Config is the user's config file, already loaded; ConfigPath is where
+	// it lives (messages name it, trust is re-read from it and written to
+	// it).
+	Config     config.Config
+	ConfigPath string
+	// StateDir holds files kept for the user (full outputs of truncated
+	// shell results); empty means the system temp dir. DataDir holds the
+	// history database; empty means no history (edits cannot be reverted,
+	// nothing is audited).
+	StateDir, DataDir string
+	// ModelFlag, ModeFlag and Yolo come from the command line and win over
+	// everything else.
+	ModelFlag, ModeFlag string
+	Yolo                bool
+	// Getenv reads the environment; nil means os.Getenv.
+	Getenv func(string) string
+	// NewProvider builds a provider from a model string (dir resolves
+	// relative replay paths); nil means model.New with the user's
+	// providers.
+	NewProvider func(spec, dir string) (agent.Provider, error)
+	// Tools returns the tools offered to the model; nil means the
+	// built-in set.
+	Tools func(ws *tools.Workspace) []tools.Tool
+}
+
+// App makes workspace environments for front-ends.
+type App struct {
+	opts Options
+	log  *slog.Logger
+}
+
+// New returns the composition root for the given options.
+func New(o Options) *App {
+	if o.Log == nil {
+		o.Log = slog.New(slog.NewTextHandler(io.Discard, nil))
+	}
+	if o.Getenv == nil {
+		o.Getenv = os.Getenv
+	}
+	return &App{opts: o, log: o.Log}
+}
+
+// Options returns the options the App was made with.
+func (a *App) Options() Options { return a.opts }
+
+// Log is the logger every front-end shares.
+func (a *App) Log() *slog.Logger { return a.log }
+
+// Frontend is what only the front-end can give an environment.
+type Frontend struct {
+	// Roots are the workspace folders (an editor sets them at initialize).
+	Roots []string
+	// Overlay is the editor's unsaved buffers; nil reads the disk.
+	Overlay tools.Overlay
+	// Applier lands edits in the editor's buffers; nil writes the disk.
+	Applier tools.Applier
+	// AskTrust is told when a language server's full form would run code
+	// from an untrusted folder; nil logs it.
+	AskTrust func(client.TrustRequest)
+}
+
+// Env is one workspace as a front-end works on it: its folders, its
+// language servers, its background jobs and its history, shared by the
+// sessions made from it. Close it when the front-end ends.
+type Env struct {
+	app *App
+	fe  Frontend
+	ws  *tools.Workspace
+	lsp *tools.LSPEnv
+
+	mu      sync.Mutex
+	shell   *tools.ShellEnv // made with the first session's tools
+	st      *store.Store    // opened on first use
+	stErr   error
+	history *agent.History
+	trusted []string // folders trusted during this environment's life
+	editor  config.Config
+}
+
+// Open makes the environment for a front-end. Nothing is started: the
+// store opens, the language servers start and the shell's job table is
+// made when first needed.
+func (a *App) Open(fe Frontend) (*Env, error) {
+	ws, err := tools.NewWorkspace(fe.Roots, fe.Overlay)
+	if err != nil {
+		return nil, err
+	}
+	if fe.Applier != nil {
+		ws.SetApplier(fe.Applier)
+	}
+	e := &Env{app: a, fe: fe, ws: ws}
+	e.lsp = tools.NewLSPEnv(ws, e.earlyLSPConfig, a.log)
+	return e, nil
+}
+
+// Workspace is the environment's folders, read through the overlay.
+func (e *Env) Workspace() *tools.Workspace { return e.ws }
+
+// LSP is the environment's language servers.
+func (e *Env) LSP() *tools.LSPEnv { return e.lsp }
+
+// SetEditor records the editor's settings (initializationOptions), which
+// the language servers use before the first session resolves everything.
+func (e *Env) SetEditor(c config.Config) {
+	e.mu.Lock()
+	e.editor = c
+	e.mu.Unlock()
+}
+
+// StateDir is where files kept for the user go (diffs, full outputs).
+func (e *Env) StateDir() string {
+	if d := e.app.opts.StateDir; d != "" {
+		return d
+	}
+	return filepath.Join(os.TempDir(), "agentls")
+}
+
+// Close ends what the environment left running (background jobs,
+// language servers) and closes the history database and the folders.
+// Errors are logged: a front-end closing down has no one to tell.
+func (e *Env) Close() {
+	e.mu.Lock()
+	shell, st := e.shell, e.st
+	e.shell, e.st, e.history = nil, nil, nil
+	e.mu.Unlock()
+	if shell != nil {
+		if err := shell.Close(); err != nil {
+			e.app.log.Warn("stop background jobs", "error", err)
+		}
+	}
+	e.lsp.Shutdown(context.Background())
+	if st != nil {
+		if err := st.Close(); err != nil {
+			e.app.log.Warn("close history", "error", err)
+		}
+	}
+	if err := e.ws.Close(); err != nil {
+		e.app.log.Warn("close workspace folders", "error", err)
+	}
+}

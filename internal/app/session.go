@@ -1,0 +1,173 @@
+package app
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+
+	"github.com/agentls/agentls/internal/agent"
+	"github.com/agentls/agentls/internal/agent/model"
+	"github.com/agentls/agentls/internal/config"
+	"github.com/agentls/agentls/internal/permission"
+	"github.com/agentls/agentls/internal/tools"
+)
+
+// Settings resolves the configuration for the workspace as it is now: the
+// user file (with the folders trusted now), the editor's settings, the
+// flags and the roots' workspace files.
+func (e *Env) Settings(editor config.Config) (Settings, error) {
+	o := e.app.opts
+	user := o.Config
+	user.TrustedWorkspaces = e.TrustEntries()
+	set, err := resolveSettings(user, editor, config.Flags{Mode: o.ModeFlag, Yolo: o.Yolo}, e.ws.Roots(), o.ConfigPath)
+	if err != nil {
+		return set, fmt.Errorf("settings: %w", err)
+	}
+	return set, nil
+}
+
+// Gate builds a permission gate for the policy: asks go to asker (nil:
+// every ask is a deny), "Always allow" grants and the audit log to the
+// history store when it opens, audit failures to the log.
+func (e *Env) Gate(ctx context.Context, pol permission.Policy, asker permission.Asker, channel string) (*permission.Gate, error) {
+	opts := permission.Options{Policy: pol, Asker: asker, Channel: channel, Roots: e.ws.Roots}
+	if st, err := e.Store(ctx); err == nil {
+		opts.Grants = storeGrants{St: st}
+		opts.OnDecision = auditDecision(st, e.ws.Roots, func(err error) { e.app.log.Warn("audit log", "error", err) })
+	} else {
+		e.app.log.Warn("no history: edits cannot be reverted and decisions are not audited", "error", err)
+	}
+	return permission.New(opts)
+}
+
+// Registry is the tool set offered to the model, with the language
+// servers configured from cfg. The shell's job table is made once per
+// environment, so background jobs outlive a session but not the
+// environment.
+func (e *Env) Registry(cfg config.Config) (*tools.Registry, error) {
+	if f := e.app.opts.Tools; f != nil {
+		return tools.NewRegistry(f(e.ws)...)
+	}
+	e.mu.Lock()
+	if e.shell == nil {
+		e.shell = tools.NewShellEnv(e.ws, filepath.Join(e.StateDir(), "outputs"))
+	}
+	shell := e.shell
+	e.mu.Unlock()
+	e.lsp.Configure(e.LSPConfig(cfg))
+	return tools.NewRegistry(tools.DefaultTools(e.ws, shell, e.lsp)...)
+}
+
+// SessionOptions are a front-end's choices for one session.
+type SessionOptions struct {
+	// Editor is the editor's settings (initializationOptions merged with
+	// what the client answered for workspace/configuration).
+	Editor config.Config
+	// Models are the front-end's own model sources, tried after --model and
+	// before AGENTLS_MODEL and the config file (e.g. the editor's
+	// initializationOptions.model).
+	Models []model.Source
+	// ModelDir resolves a relative replay path; "" means the first root.
+	ModelDir string
+	// Asker reaches the person; nil means every ask is a deny.
+	Asker permission.Asker
+	// Channel names where asks go: editor, terminal or headless.
+	Channel string
+	// MaxSteps overrides the configured maximum of model calls per turn.
+	MaxSteps int
+	// Provider, when set, is used instead of building one (a front-end
+	// that reported model errors first, with Provider).
+	Provider agent.Provider
+}
+
+// Session is a session with what the front-end needs beside it.
+type Session struct {
+	*agent.Session
+	// Gate answers questions out of band (agentls.approve).
+	Gate *permission.Gate
+	// Settings are what the session was resolved with; Warnings are for
+	// the person, once.
+	Settings Settings
+}
+
+// NewSession resolves the model, settings, gate and tools and makes a
+// session. Errors say what to fix in the words of configuration (the
+// front-end may add its own).
+func (e *Env) NewSession(ctx context.Context, so SessionOptions) (*Session, error) {
+	spec, err := e.ModelSpec(so.Models...)
+	if err != nil {
+		return nil, err
+	}
+	set, err := e.Settings(so.Editor)
+	if err != nil {
+		return nil, err
+	}
+	prov := so.Provider
+	if prov == nil {
+		if prov, err = e.Provider(spec, so.ModelDir, set); err != nil {
+			return nil, err
+		}
+	}
+	gate, err := e.Gate(ctx, set.Policy, so.Asker, so.Channel)
+	if err != nil {
+		return nil, err
+	}
+	reg, err := e.Registry(set.Config)
+	if err != nil {
+		return nil, err
+	}
+	maxSteps := so.MaxSteps
+	if maxSteps == 0 {
+		maxSteps = set.Config.MaxSteps
+	}
+	sess := agent.NewSession(agent.NewSessionID(), agent.Config{
+		Provider: prov,
+		Tools:    reg,
+		Gate:     gate,
+		MaxSteps: maxSteps,
+		Channel:  so.Channel,
+		Hooks:    set.Hooks,
+		HookDir:  e.firstRoot,
+
+		MaxStopContinuations: set.Config.MaxStopContinuations,
+	})
+	return &Session{Session: sess, Gate: gate, Settings: set}, nil
+}
+
+// Provider builds the provider for spec with the settings' providers;
+// dir resolves a relative replay path ("" means the first root).
+func (e *Env) Provider(spec, dir string, set Settings) (agent.Provider, error) {
+	o := e.app.opts
+	if dir == "" {
+		dir = e.firstRoot()
+	}
+	if o.NewProvider != nil {
+		return o.NewProvider(spec, dir)
+	}
+	return model.New(spec, model.Options{Providers: set.Config.Providers, Dir: dir, Getenv: o.Getenv})
+}
+
+// ModelSpec picks the model: --model, then the front-end's own sources,
+// then AGENTLS_MODEL, then the config file. The error names every place
+// a model can be set.
+func (e *Env) ModelSpec(frontend ...model.Source) (string, error) {
+	o := e.app.opts
+	cfgName := "\"model\" in the config file"
+	if o.ConfigPath != "" {
+		cfgName = "\"model\" in " + o.ConfigPath
+	}
+	sources := append([]model.Source{{Name: "--model", Value: o.ModelFlag}}, frontend...)
+	sources = append(sources,
+		model.Source{Name: "the AGENTLS_MODEL environment variable", Value: o.Getenv("AGENTLS_MODEL")},
+		model.Source{Name: cfgName, Value: o.Config.Model})
+	spec, _, err := model.Resolve(sources...)
+	return spec, err
+}
+
+// firstRoot is where relative paths start: the first workspace folder.
+func (e *Env) firstRoot() string {
+	if r := e.ws.Roots(); len(r) > 0 {
+		return r[0]
+	}
+	return "."
+}

@@ -1,0 +1,106 @@
+package app
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+
+	"github.com/agentls/agentls/internal/config"
+	"github.com/agentls/agentls/internal/config/trust"
+	"github.com/agentls/agentls/internal/lsp/client"
+	"github.com/agentls/agentls/internal/tools"
+)
+
+// TrustEntries is the trusted_workspaces list now: the user config file as
+// it is on disk (so `agentls trust` in a terminal counts at the next
+// server start), else the one loaded at start, plus the folders trusted
+// during this environment's life.
+func (e *Env) TrustEntries() []string {
+	o := e.app.opts
+	entries := o.Config.TrustedWorkspaces
+	if o.ConfigPath != "" {
+		if c, err := config.Load(o.ConfigPath); err == nil {
+			entries = c.TrustedWorkspaces
+		}
+	}
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return append(slices.Clone(entries), e.trusted...)
+}
+
+// Trusted reports whether folder is trusted, by the one trust rule.
+func (e *Env) Trusted(folder string) bool { return trust.Trusted(folder, e.TrustEntries()) }
+
+// ErrTrustNotSaved marks a trust kept for this environment only: the user
+// config file could not be written.
+var ErrTrustNotSaved = errors.New("not saved in the config file")
+
+// Trust trusts folder: saved in the user config's trusted_workspaces
+// (where is returned; "" when there is no config file) and for this
+// environment even when saving fails (the error says so), then its
+// language servers restart in their full form.
+func (e *Env) Trust(ctx context.Context, folder string) (savedIn string, err error) {
+	entry, err := trust.Entry(folder, false)
+	if err != nil {
+		return "", err
+	}
+	var saveErr error
+	if p := e.app.opts.ConfigPath; p != "" {
+		_, saveErr = config.UpdateTrust(p, func(list []string) []string {
+			if trust.Trusted(entry, list) {
+				return list
+			}
+			return append(list, entry)
+		}, tools.WriteFileAtomic)
+		if saveErr == nil {
+			savedIn = p
+		}
+	}
+	e.mu.Lock()
+	e.trusted = append(e.trusted, entry)
+	e.mu.Unlock()
+	if m, err := e.lsp.Manager(); err == nil {
+		if err := m.Retrust(ctx, folder); err != nil {
+			e.app.log.Warn("restart language servers after trusting a folder", "folder", folder, "error", err)
+		}
+	}
+	if saveErr != nil {
+		return "", fmt.Errorf("%s is trusted for this session only (%w): %v", folder, ErrTrustNotSaved, saveErr)
+	}
+	return savedIn, nil
+}
+
+// LSPConfig is cfg's language-server configuration with this
+// environment's trust: asked at every server start, and telling the
+// front-end when a server's full form would run the repository's code.
+func (e *Env) LSPConfig(cfg config.Config) client.Config {
+	c := cfg.LSPConfig()
+	c.Trusted = e.Trusted
+	c.AskTrust = e.fe.AskTrust
+	if c.AskTrust == nil {
+		c.AskTrust = func(r client.TrustRequest) {
+			e.app.log.Info("language server runs in its safe form: the folder is not trusted",
+				"server", r.Server, "folder", r.Folder, "code", r.Code)
+		}
+	}
+	return c
+}
+
+// earlyLSPConfig is the language servers' configuration when a file is
+// touched before a session exists: the user file, the editor's settings
+// and the trusted workspace files (an untrusted one cannot name a program
+// to run). NewSession refines it with everything the front-end resolved.
+func (e *Env) earlyLSPConfig() client.Config {
+	e.mu.Lock()
+	editor := e.editor
+	e.mu.Unlock()
+	o := e.app.opts
+	wsCfgs, _ := config.LoadWorkspaces(e.ws.Roots())
+	cfg, _, err := config.Resolve(o.Config, editor, config.Flags{}, wsCfgs, e.TrustEntries())
+	if err != nil {
+		e.app.log.Warn("language servers: settings do not resolve; using the user config file's lsp entries only", "error", err)
+		return e.LSPConfig(o.Config)
+	}
+	return e.LSPConfig(cfg)
+}
