@@ -2,6 +2,8 @@ package permission
 
 import (
 	"strings"
+
+	"github.com/agentls/agentls/internal/netdest"
 )
 
 // egressHit is one way a call sends data out: its kind (push, upload,
@@ -92,42 +94,11 @@ func operands(args []string, withValue string) []string {
 	return out
 }
 
-// remoteHost returns the host of an scp/rsync operand (host:path,
-// user@host:path, rsync://host/...), or "" for a local path.
-func remoteHost(w string) string {
-	if i := strings.Index(w, "://"); i > 0 {
-		return hostOf(w[i+3:])
-	}
-	colon := strings.IndexByte(w, ':')
-	if colon <= 0 || strings.ContainsAny(w[:colon], `/\`) || (colon == 1 && len(w) > 2 && (w[2] == '\\' || w[2] == '/')) {
-		return ""
-	}
-	return hostOf(w[:colon])
-}
-
-// hostOf strips user@ and :port/path.
-func hostOf(w string) string {
-	if at := strings.LastIndexByte(w, '@'); at >= 0 {
-		w = w[at+1:]
-	}
-	if strings.HasPrefix(w, "[") {
-		if end := strings.IndexByte(w, ']'); end > 0 {
-			return w[1:end]
-		}
-	}
-	if k := strings.IndexAny(w, ":/"); k >= 0 {
-		w = w[:k]
-	}
-	return w
-}
-
 // urlHost returns the host of the first URL among words.
 func urlHost(words []string) string {
 	for _, w := range words {
-		if i := strings.Index(w, "://"); i > 0 {
-			if h := hostOf(w[i+3:]); h != "" {
-				return h
-			}
+		if h := netdest.URLHost(w); h != "" {
+			return h
 		}
 	}
 	return ""
@@ -137,10 +108,8 @@ func displayDest(d string) string {
 	if d == defaultGitRemote {
 		return "the default remote"
 	}
-	if i := strings.Index(d, "://"); i > 0 {
-		if h := hostOf(d[i+3:]); h != "" {
-			return h
-		}
+	if h := netdest.URLHost(d); h != "" {
+		return h
 	}
 	return d
 }
@@ -247,23 +216,23 @@ func egressOf(argv []string, dests []string) (egressHit, bool) {
 			return egressHit{}, false
 		}
 		if name == "sftp" {
-			return hit("copy", hostOf(ops[0]), 2)
+			return hit("copy", netdest.Host(ops[0]), 2)
 		}
-		if h := remoteHost(ops[len(ops)-1]); h != "" && len(ops) > 1 {
+		if h := netdest.RemoteHost(ops[len(ops)-1]); h != "" && len(ops) > 1 {
 			return hit("copy", h, 1)
 		}
 	case "ssh", "mosh", "autossh", "nc", "ncat", "netcat", "telnet", "ftp", "tftp":
 		ops := operands(args, "bcDEeFIiJLlmOopQRSWwpsqTxy")
 		h := ""
 		if len(ops) > 0 {
-			h = hostOf(ops[0])
+			h = netdest.Host(ops[0])
 		}
 		return hit("connect", firstDest(h, dests), 2)
 	case "socat":
 		for _, a := range args {
 			if l := strings.ToLower(a); strings.HasPrefix(l, "tcp:") || strings.HasPrefix(l, "tcp4:") ||
 				strings.HasPrefix(l, "tcp6:") || strings.HasPrefix(l, "udp:") || strings.HasPrefix(l, "openssl:") {
-				return hit("connect", hostOf(a[strings.IndexByte(a, ':')+1:]), 1)
+				return hit("connect", netdest.Host(a[strings.IndexByte(a, ':')+1:]), 1)
 			}
 		}
 	case "aws":
@@ -287,7 +256,7 @@ func egressOf(argv []string, dests []string) (egressHit, bool) {
 	case "rclone":
 		ops := operands(args, "")
 		if len(ops) >= 3 && (ops[0] == "copy" || ops[0] == "copyto" || ops[0] == "sync" || ops[0] == "move" || ops[0] == "moveto") {
-			if dst := ops[len(ops)-1]; remoteHost(dst) != "" || strings.HasSuffix(dst, ":") {
+			if dst := ops[len(ops)-1]; netdest.RemoteHost(dst) != "" || strings.HasSuffix(dst, ":") {
 				return hit("upload", strings.TrimSuffix(strings.SplitN(dst, ":", 2)[0], ":"), 2)
 			}
 		}
@@ -310,10 +279,10 @@ func egressOf(argv []string, dests []string) (egressHit, bool) {
 	case "docker", "podman", "buildah", "nerdctl", "helm":
 		ops := operands(args, "")
 		if len(ops) >= 2 && ops[0] == "push" {
-			return hit("publish", hostOf(ops[1]), 2)
+			return hit("publish", netdest.Host(ops[1]), 2)
 		}
 		if len(ops) >= 3 && ops[0] == "image" && ops[1] == "push" {
-			return hit("publish", hostOf(ops[2]), 3)
+			return hit("publish", netdest.Host(ops[2]), 3)
 		}
 	case "dotnet":
 		if sub(0) == "nuget" && sub(1) == "push" {

@@ -1,8 +1,9 @@
 package shell
 
 import (
-	"path/filepath"
 	"strings"
+
+	"github.com/agentls/agentls/internal/netdest"
 )
 
 // destinations reports URLs anywhere, hosts of network tools, and git
@@ -10,7 +11,7 @@ import (
 func (c *checker) destinations(r *report, fam string, a []arg) {
 	for _, w := range a[1:] {
 		if w.lit {
-			if u := urlIn(w.val); u != "" {
+			if u := netdest.URLIn(w.val); u != "" {
 				r.dest(u)
 			}
 		}
@@ -22,7 +23,7 @@ func (c *checker) destinations(r *report, fam string, a []arg) {
 		o := ops(optSpec{shortVal: "bcDEeFIiJLlmOoopQRSWwptsqTxWfy"})
 		for _, w := range o {
 			if w.lit && !strings.HasPrefix(w.val, "@") && !allDigits(w.val) && !strings.Contains(w.val, "://") {
-				r.dest(hostOf(w.val))
+				r.dest(netdest.Host(w.val))
 				break
 			}
 		}
@@ -35,7 +36,7 @@ func (c *checker) destinations(r *report, fam string, a []arg) {
 		}
 	case "scp", "rsync":
 		for _, w := range ops(optSpec{shortVal: "cFiJloPSe", longVal: []string{"rsh", "exclude", "include", "filter", "port"}}) {
-			if h := remoteHost(w.val); h != "" {
+			if h := netdest.RemoteHost(w.val); h != "" {
 				r.dest(h)
 			}
 		}
@@ -72,58 +73,4 @@ func (c *checker) destinations(r *report, fam string, a []arg) {
 			}
 		}
 	}
-}
-
-// urlIn extracts a URL (scheme://…) from a word such as --url=https://x.
-func urlIn(w string) string {
-	i := strings.Index(w, "://")
-	if i <= 0 {
-		return ""
-	}
-	j := i
-	for j > 0 {
-		ch := w[j-1]
-		if ch >= 'a' && ch <= 'z' || ch >= 'A' && ch <= 'Z' || ch >= '0' && ch <= '9' || ch == '+' || ch == '.' || ch == '-' {
-			j--
-			continue
-		}
-		break
-	}
-	if j == i {
-		return ""
-	}
-	return w[j:]
-}
-
-// hostOf strips user@ and :port/path from a host argument.
-func hostOf(w string) string {
-	if at := strings.LastIndex(w, "@"); at >= 0 {
-		w = w[at+1:]
-	}
-	if strings.HasPrefix(w, "[") {
-		if end := strings.Index(w, "]"); end > 0 {
-			return w[1:end]
-		}
-	}
-	if k := strings.IndexAny(w, ":/"); k >= 0 {
-		w = w[:k]
-	}
-	return w
-}
-
-// remoteHost returns the host of an scp/rsync remote operand (host:path,
-// user@host:path, rsync://host/…), or "" for a local path.
-func remoteHost(w string) string {
-	if u := urlIn(w); u != "" {
-		rest := u[strings.Index(u, "://")+3:]
-		return hostOf(rest)
-	}
-	colon := strings.Index(w, ":")
-	if colon <= 0 || strings.Contains(w[:colon], "/") {
-		return ""
-	}
-	if len(w[:colon]) == 1 && filepath.VolumeName(w) != "" {
-		return "" // C:\path
-	}
-	return hostOf(w[:colon])
 }

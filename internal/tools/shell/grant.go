@@ -6,8 +6,9 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/agentls/agentls/internal/tools/confine"
 	"mvdan.cc/sh/v3/syntax"
+
+	"github.com/agentls/agentls/internal/tools/confine"
 )
 
 // grant computes the Fingerprint: only a single simple command, with no

@@ -26,9 +26,10 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/agentls/agentls/internal/tools/confine"
 	"mvdan.cc/sh/v3/expand"
 	"mvdan.cc/sh/v3/syntax"
+
+	"github.com/agentls/agentls/internal/tools/confine"
 )
 
 // Verdict is the judge's opinion of a whole command line.

@@ -4,9 +4,10 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/agentls/agentls/internal/tools/confine"
 	"mvdan.cc/sh/v3/expand"
 	"mvdan.cc/sh/v3/interp"
+
+	"github.com/agentls/agentls/internal/tools/confine"
 )
 
 // lookPathFunc finds the file a bare program name runs, the way the

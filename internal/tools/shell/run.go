@@ -12,10 +12,11 @@ import (
 	"strings"
 	"time"
 
-	"github.com/agentls/agentls/internal/tools/confine"
 	"mvdan.cc/sh/v3/expand"
 	"mvdan.cc/sh/v3/interp"
 	"mvdan.cc/sh/v3/syntax"
+
+	"github.com/agentls/agentls/internal/tools/confine"
 )
 
 // Defaults for Options.

@@ -2,6 +2,8 @@ package shell
 
 import (
 	"strings"
+
+	"github.com/agentls/agentls/internal/netdest"
 )
 
 // fileTargets records what file-changing commands write and delete, and
@@ -37,7 +39,7 @@ func (c *checker) fileTargets(r *report, fam string, words []arg) {
 		p := parseOpts(words, writeSpec(fam))
 		if fam == "rsync" {
 			for _, o := range p.operands {
-				if h := remoteHost(o.val); h != "" {
+				if h := netdest.RemoteHost(o.val); h != "" {
 					r.block("%q is not allowed: it copies over the network (%s)", "rsync", h)
 					return
 				}
