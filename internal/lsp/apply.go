@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"os"
 
+	"go.lsp.dev/protocol"
+
 	"github.com/agentls/agentls/internal/lsp/overlay"
 	"github.com/agentls/agentls/internal/tools"
 )
@@ -13,28 +15,6 @@ import (
 // editorApplier applies the agent's changes to documents open in the
 // editor with workspace/applyEdit, so they land in the buffer, undoable.
 type editorApplier struct{ s *Server }
-
-type textEdit struct {
-	Range   lspRange `json:"range"`
-	NewText string   `json:"newText"`
-}
-
-type lspRange struct {
-	Start lspPos `json:"start"`
-	End   lspPos `json:"end"`
-}
-
-type lspPos struct {
-	Line      int `json:"line"`
-	Character int `json:"character"`
-}
-
-// applyResult is the client's reply. go.lsp.dev/protocol decodes it as a
-// bool, which fails on real clients: the reply is an object.
-type applyResult struct {
-	Applied       bool   `json:"applied"`
-	FailureReason string `json:"failureReason"`
-}
 
 // ApplyOpen implements tools.Applier. After the buffer changed, a client
 // with the agentls plugin is asked to save it (agentls/saveDocument), but
@@ -56,20 +36,23 @@ func (a editorApplier) ApplyOpen(ctx context.Context, ch tools.FileChange) (tool
 	s.mu.Unlock()
 	disk, err := os.ReadFile(ch.Path)
 	clean := err == nil && string(disk) == ch.Old
-	edit := map[string]any{}
+	var edit protocol.WorkspaceEdit
 	if docChanges {
-		edit["documentChanges"] = []any{map[string]any{
-			"textDocument": map[string]any{"uri": uri, "version": ch.Version},
-			"edits":        edits,
+		version := ch.Version
+		edit.DocumentChanges = []protocol.TextDocumentEdit{{
+			TextDocument: protocol.OptionalVersionedTextDocumentIdentifier{
+				TextDocumentIdentifier: protocol.TextDocumentIdentifier{URI: protocol.DocumentURI(uri)}, Version: &version},
+			Edits: edits,
 		}}
 	} else {
-		edit["changes"] = map[string]any{uri: edits}
+		edit.Changes = map[protocol.DocumentURI][]protocol.TextEdit{protocol.DocumentURI(uri): edits}
 	}
 	var raw json.RawMessage
-	if _, err := s.conn.Call(ctx, "workspace/applyEdit", map[string]any{"label": ch.Label, "edit": edit}, &raw); err != nil {
+	if _, err := s.conn.Call(ctx, "workspace/applyEdit", protocol.ApplyWorkspaceEditParams{Label: ch.Label, Edit: edit}, &raw); err != nil {
 		return tools.Applied{}, fmt.Errorf("workspace/applyEdit: %w", err)
 	}
-	var res applyResult
+	// Decoded here, not by protocol's typed client, which reads a bool.
+	var res protocol.ApplyWorkspaceEditResponse
 	if err := json.Unmarshal(raw, &res); err != nil {
 		// Some old clients answer a bare boolean.
 		var b bool
@@ -105,24 +88,24 @@ const MethodSaveDocument = "agentls/saveDocument"
 // textEdits turns a line diff into LSP text edits with UTF-16 positions.
 // Whole lines are replaced, except at the end of a document without a
 // final newline, where the edit ends at the end of the last line.
-func textEdits(old, new string) []textEdit {
+func textEdits(old, new string) []protocol.TextEdit {
 	lines := tools.SplitLines(old)
 	n := len(lines)
 	endsNL := n == 0 || lines[n-1][len(lines[n-1])-1] == '\n'
-	pos := func(line int) lspPos {
+	pos := func(line int) protocol.Position {
 		if line < n || endsNL {
-			return lspPos{Line: line}
+			return protocol.Position{Line: uint32(line)}
 		}
 		last := lines[n-1]
-		return lspPos{Line: n - 1, Character: overlay.UTF16Len(last)}
+		return protocol.Position{Line: uint32(n - 1), Character: uint32(overlay.UTF16Len(last))}
 	}
-	var out []textEdit
+	var out []protocol.TextEdit
 	for _, e := range tools.LineDiff(old, new) {
 		text := ""
 		for _, l := range e.New {
 			text += l
 		}
-		out = append(out, textEdit{Range: lspRange{Start: pos(e.OldStart), End: pos(e.OldEnd)}, NewText: text})
+		out = append(out, protocol.TextEdit{Range: protocol.Range{Start: pos(e.OldStart), End: pos(e.OldEnd)}, NewText: text})
 	}
 	return out
 }

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"go.lsp.dev/jsonrpc2"
+	"go.lsp.dev/protocol"
 
 	"github.com/agentls/agentls/internal/config"
 	"github.com/agentls/agentls/internal/permission"
@@ -109,14 +110,14 @@ func (s *Server) approve(a ApproveArgs) (any, error) {
 }
 
 // pendingActions offers each pending question's choices as code actions.
-func (s *Server) pendingActions() []codeAction {
-	var out []codeAction
+func (s *Server) pendingActions() []protocol.CodeAction {
+	var out []protocol.CodeAction
 	for _, q := range s.pendingQuestions() {
 		for _, c := range q.Choices {
-			out = append(out, codeAction{
+			out = append(out, protocol.CodeAction{
 				Title: "agentls: " + c.Title + " — " + firstLine(q.Message, 80),
-				Kind:  "quickfix",
-				Command: &command{Title: c.Title, Command: CommandApprove, Arguments: []any{
+				Kind:  protocol.QuickFix,
+				Command: &protocol.Command{Title: c.Title, Command: CommandApprove, Arguments: []any{
 					map[string]string{"id": q.ID, "answer": string(c.Answer)},
 				}},
 			})

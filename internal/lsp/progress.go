@@ -8,6 +8,8 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"go.lsp.dev/protocol"
+
 	"github.com/agentls/agentls/internal/agent"
 )
 
@@ -80,7 +82,7 @@ func (r *turnReporter) loop() {
 		}
 		r.s.logMessage(ctx, 4, "agentls: "+e.String())
 		if progress && e.Type == agent.EventToolCall {
-			r.progress(ctx, progressReport{Kind: "report", Message: e.Title})
+			r.progress(ctx, protocol.WorkDoneProgressReport{Kind: protocol.WorkDoneProgressKindReport, Message: e.Title})
 		}
 		if e.Type == agent.EventError {
 			final = e
@@ -102,16 +104,16 @@ func (r *turnReporter) beginProgress(ctx context.Context) bool {
 	}
 	cctx, cancel := context.WithTimeout(ctx, progressCreateTimeout)
 	defer cancel()
-	if _, err := r.s.conn.Call(cctx, "window/workDoneProgress/create", progressCreateParams{Token: r.token}, nil); err != nil {
+	if _, err := r.s.conn.Call(cctx, "window/workDoneProgress/create", &protocol.WorkDoneProgressCreateParams{Token: *protocol.NewProgressToken(r.token)}, nil); err != nil {
 		r.s.log.Warn("client refused a progress token; reporting without progress", "error", err)
 		return false
 	}
-	r.progress(ctx, progressBegin{Kind: "begin", Title: "agentls", Cancellable: true, Message: firstLine(r.prompt, 80)})
+	r.progress(ctx, protocol.WorkDoneProgressBegin{Kind: protocol.WorkDoneProgressKindBegin, Title: "agentls", Cancellable: true, Message: firstLine(r.prompt, 80)})
 	return true
 }
 
 func (r *turnReporter) progress(ctx context.Context, v any) {
-	if err := r.s.conn.Notify(ctx, "$/progress", progressParams{Token: r.token, Value: v}); err != nil {
+	if err := r.s.conn.Notify(ctx, "$/progress", &protocol.ProgressParams{Token: *protocol.NewProgressToken(r.token), Value: v}); err != nil {
 		r.s.log.Debug("$/progress failed", "error", err)
 	}
 }
@@ -120,7 +122,7 @@ func (r *turnReporter) progress(ctx context.Context, v any) {
 func (r *turnReporter) finish(ctx context.Context, progress bool, end, errEvent agent.Event) {
 	res := r.turn.Wait()
 	if progress {
-		r.progress(ctx, progressEnd{Kind: "end", Message: end.Reason})
+		r.progress(ctx, protocol.WorkDoneProgressEnd{Kind: protocol.WorkDoneProgressKindEnd, Message: end.Reason})
 	}
 	switch res.Reason {
 	case agent.ReasonCompleted:
@@ -144,14 +146,11 @@ func (r *turnReporter) finish(ctx context.Context, progress bool, end, errEvent 
 
 // progressCancel handles window/workDoneProgress/cancel for a turn.
 func (s *Server) progressCancel(params json.RawMessage) error {
-	var p progressCancelParams
+	var p protocol.WorkDoneProgressCancelParams
 	if err := decode(params, &p); err != nil {
 		return err
 	}
-	var token string
-	if err := json.Unmarshal(p.Token, &token); err != nil {
-		return nil // a numeric token is never one of ours
-	}
+	token := p.Token.String() // a numeric token is never one of ours: it finds no turn
 	s.mu.Lock()
 	r := s.turns[token]
 	s.mu.Unlock()

@@ -4,18 +4,21 @@ import (
 	"encoding/json"
 	"fmt"
 
+	"go.lsp.dev/protocol"
+
 	"github.com/agentls/agentls/internal/lsp/overlay"
 )
 
 func (s *Server) didOpen(params json.RawMessage) error {
-	var p didOpenParams
+	var p protocol.DidOpenTextDocumentParams
 	if err := decode(params, &p); err != nil {
 		return err
 	}
-	if err := s.docs.Open(p.TextDocument.URI, p.TextDocument.LanguageID, p.TextDocument.Version, p.TextDocument.Text); err != nil {
+	uri := string(p.TextDocument.URI)
+	if err := s.docs.Open(uri, string(p.TextDocument.LanguageID), p.TextDocument.Version, p.TextDocument.Text); err != nil {
 		return err
 	}
-	s.touchLSP(p.TextDocument.URI, false)
+	s.touchLSP(uri, false)
 	return nil
 }
 
@@ -34,25 +37,27 @@ func (s *Server) didChange(params json.RawMessage) error {
 			}
 		}
 	}
-	warn, err := s.docs.Change(p.TextDocument.URI, p.TextDocument.Version, changes)
+	uri := string(p.TextDocument.URI)
+	warn, err := s.docs.Change(uri, p.TextDocument.Version, changes)
 	if warn != "" {
 		s.log.Warn(warn)
 	}
 	if err == nil {
-		s.touchLSP(p.TextDocument.URI, false)
+		s.touchLSP(uri, false)
 	}
 	return err
 }
 
 func (s *Server) didClose(params json.RawMessage) error {
-	var p docIDParams
+	var p protocol.DidCloseTextDocumentParams
 	if err := decode(params, &p); err != nil {
 		return err
 	}
-	if err := s.docs.Close(p.TextDocument.URI); err != nil {
+	uri := string(p.TextDocument.URI)
+	if err := s.docs.Close(uri); err != nil {
 		return err
 	}
-	s.touchLSP(p.TextDocument.URI, true)
+	s.touchLSP(uri, true)
 	return nil
 }
 
@@ -73,7 +78,7 @@ func (s *Server) touchLSP(uri string, closed bool) {
 }
 
 func (s *Server) didChangeFolders(params json.RawMessage) error {
-	var p didChangeFoldersParams
+	var p protocol.DidChangeWorkspaceFoldersParams
 	if err := decode(params, &p); err != nil {
 		return err
 	}

@@ -7,31 +7,39 @@ import (
 	"go.lsp.dev/protocol"
 )
 
-// The few wire types agentls decodes itself. go.lsp.dev/protocol v0.12.0
-// (LSP 3.16) cannot tell a whole-document change from a range change (its
-// Range is not a pointer), and a strict decode of the whole client
-// capability tree fails on fields newer than 3.16; these types take only
-// what the server reads.
+// The wire types the editor-facing server cannot take from
+// go.lsp.dev/protocol v0.12.0 (LSP 3.16), each with its reason. Every
+// other message uses that package's types.
+//
+//   - initializeParams, clientCaps: a strict decode of the client's whole
+//     capability tree fails on fields newer than 3.16 (3.17 clients send
+//     them); only what the server feature-detects on is read, and the
+//     agentls plugins' experimental capabilities are ours.
+//   - contentChange: protocol's TextDocumentContentChangeEvent has a
+//     Range that is not a pointer, so it cannot tell a whole-document
+//     change from a change of the empty range at 0:0.
+//   - cancelParams: the request id must compare equal to jsonrpc2's own
+//     ID of the request, which protocol's interface{} does not keep.
+//   - executeCommandParams: arguments stay raw for a strict decode per
+//     command (protocol decodes them into interface{}).
+//   - the ApplyWorkspaceEdit reply is decoded into
+//     protocol.ApplyWorkspaceEditResponse by hand: protocol's typed client
+//     decodes it as a bool, which fails on real clients.
 
 // codeRequestCancelled is LSP's RequestCancelled error code.
 const codeRequestCancelled jsonrpc2.Code = -32800
 
 type initializeParams struct {
-	ProcessID             *int              `json:"processId"`
-	RootURI               string            `json:"rootUri"`
-	RootPath              string            `json:"rootPath"`
-	WorkspaceFolders      []workspaceFolder `json:"workspaceFolders"`
-	InitializationOptions json.RawMessage   `json:"initializationOptions"`
-	Capabilities          json.RawMessage   `json:"capabilities"`
+	ProcessID             *int                       `json:"processId"`
+	RootURI               string                     `json:"rootUri"`
+	RootPath              string                     `json:"rootPath"`
+	WorkspaceFolders      []protocol.WorkspaceFolder `json:"workspaceFolders"`
+	InitializationOptions json.RawMessage            `json:"initializationOptions"`
+	Capabilities          json.RawMessage            `json:"capabilities"`
 	ClientInfo            *struct {
 		Name    string `json:"name"`
 		Version string `json:"version"`
 	} `json:"clientInfo"`
-}
-
-type workspaceFolder struct {
-	URI  string `json:"uri"`
-	Name string `json:"name"`
 }
 
 // clientCaps is the part of the client's capabilities agentls feature-
@@ -59,43 +67,14 @@ type clientCaps struct {
 	} `json:"experimental"`
 }
 
-type textDocumentItem struct {
-	URI        string `json:"uri"`
-	LanguageID string `json:"languageId"`
-	Version    int32  `json:"version"`
-	Text       string `json:"text"`
-}
-
-type didOpenParams struct {
-	TextDocument textDocumentItem `json:"textDocument"`
-}
-
-type versionedDoc struct {
-	URI     string `json:"uri"`
-	Version int32  `json:"version"`
-}
-
 type contentChange struct {
 	Range *protocol.Range `json:"range"`
 	Text  string          `json:"text"`
 }
 
 type didChangeParams struct {
-	TextDocument   versionedDoc    `json:"textDocument"`
-	ContentChanges []contentChange `json:"contentChanges"`
-}
-
-type docIDParams struct {
-	TextDocument struct {
-		URI string `json:"uri"`
-	} `json:"textDocument"`
-}
-
-type didChangeFoldersParams struct {
-	Event struct {
-		Added   []workspaceFolder `json:"added"`
-		Removed []workspaceFolder `json:"removed"`
-	} `json:"event"`
+	TextDocument   protocol.VersionedTextDocumentIdentifier `json:"textDocument"`
+	ContentChanges []contentChange                          `json:"contentChanges"`
 }
 
 type cancelParams struct {
@@ -105,34 +84,4 @@ type cancelParams struct {
 type executeCommandParams struct {
 	Command   string            `json:"command"`
 	Arguments []json.RawMessage `json:"arguments"`
-}
-
-type progressParams struct {
-	Token string `json:"token"`
-	Value any    `json:"value"`
-}
-
-type progressCreateParams struct {
-	Token string `json:"token"`
-}
-
-type progressCancelParams struct {
-	Token json.RawMessage `json:"token"`
-}
-
-type progressBegin struct {
-	Kind        string `json:"kind"`
-	Title       string `json:"title"`
-	Cancellable bool   `json:"cancellable"`
-	Message     string `json:"message,omitempty"`
-}
-
-type progressReport struct {
-	Kind    string `json:"kind"`
-	Message string `json:"message,omitempty"`
-}
-
-type progressEnd struct {
-	Kind    string `json:"kind"`
-	Message string `json:"message,omitempty"`
 }
