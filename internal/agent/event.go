@@ -19,6 +19,22 @@ const (
 	EventPermission EventType = "permission"
 	EventTurnEnd    EventType = "turn_end"
 	EventError      EventType = "error"
+	// EventTextDelta carries answer text as it streams (at most ~20 a
+	// second); the step's EventText still follows with the whole text.
+	EventTextDelta EventType = "text_delta"
+	// EventThinkingDelta carries the model's reasoning as it streams;
+	// EventThinking has a step's whole reasoning.
+	EventThinkingDelta EventType = "thinking_delta"
+	EventThinking      EventType = "thinking"
+	// EventUsage reports one model call's tokens, with the turn's and the
+	// session's totals.
+	EventUsage EventType = "usage"
+	// EventCompaction says the conversation was compacted and what was
+	// kept (Message, and the numbers in Input).
+	EventCompaction EventType = "compaction"
+	// EventWarning is something the person should know that does not end
+	// the turn.
+	EventWarning EventType = "warning"
 )
 
 // Turn end reasons.
@@ -61,6 +77,10 @@ type Event struct {
 	Command    string `json:"command,omitempty"`
 	ExitCode   *int   `json:"exit_code,omitempty"`
 	DurationMS *int64 `json:"duration_ms,omitempty"`
+	// Usage events (and turn_end: the turn's and session's totals).
+	Usage        *Usage `json:"usage,omitempty"`
+	TurnUsage    *Usage `json:"turn_usage,omitempty"`
+	SessionUsage *Usage `json:"session_usage,omitempty"`
 }
 
 // String renders the event as one plain-text transcript line.
@@ -85,7 +105,20 @@ func (e Event) String() string {
 	case EventPermission:
 		return fmt.Sprintf("permission %s: %s %s (%s)", e.Decision, e.Tool, e.Scope, e.Source)
 	case EventTurnEnd:
+		if e.TurnUsage != nil {
+			return fmt.Sprintf("turn ended: %s (%d tokens in, %d out)", e.Reason, e.TurnUsage.Input, e.TurnUsage.Output)
+		}
 		return "turn ended: " + e.Reason
+	case EventTextDelta, EventThinkingDelta:
+		return e.Text
+	case EventThinking:
+		return "thinking: " + e.Text
+	case EventUsage:
+		if e.Usage != nil {
+			return fmt.Sprintf("usage: %d tokens in (%d cached), %d out", e.Usage.Input, e.Usage.CacheRead, e.Usage.Output)
+		}
+	case EventCompaction, EventWarning:
+		return e.Message
 	case EventError:
 		return "error: " + e.Message
 	case EventHook:

@@ -6,6 +6,7 @@ package agent
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 )
 
 // Role is who wrote a message.
@@ -29,6 +30,19 @@ type Message struct {
 	ToolCallID string `json:"tool_call_id,omitempty"`
 	// Name is the tool's name on a tool message.
 	Name string `json:"name,omitempty"`
+	// Thinking is an assistant message's reasoning, kept for providers
+	// that require it back in the conversation (Anthropic's signed
+	// thinking blocks).
+	Thinking []Thinking `json:"thinking,omitempty"`
+}
+
+// Thinking is one block of a model's visible reasoning.
+type Thinking struct {
+	Text string `json:"text,omitempty"`
+	// Signature is the provider's proof that the block is unchanged;
+	// Redacted holds an encrypted block the model did not show.
+	Signature string `json:"signature,omitempty"`
+	Redacted  string `json:"redacted,omitempty"`
 }
 
 // ToolCall is a model's request to run one tool.
@@ -56,15 +70,72 @@ type Request struct {
 type Response struct {
 	Text      string
 	ToolCalls []ToolCall
+	Thinking  []Thinking
+	// Usage is what the call cost, as the provider reported it.
+	Usage Usage
+}
+
+// Usage counts the tokens of model calls.
+type Usage struct {
+	// Input counts every prompt token, CacheRead and CacheWrite included.
+	Input  int `json:"input_tokens"`
+	Output int `json:"output_tokens"`
+	// CacheRead are prompt tokens read from the provider's prompt cache;
+	// CacheWrite are prompt tokens written to it.
+	CacheRead  int `json:"cache_read_tokens,omitempty"`
+	CacheWrite int `json:"cache_write_tokens,omitempty"`
+}
+
+// Add sums two usages.
+func (u Usage) Add(o Usage) Usage {
+	return Usage{Input: u.Input + o.Input, Output: u.Output + o.Output,
+		CacheRead: u.CacheRead + o.CacheRead, CacheWrite: u.CacheWrite + o.CacheWrite}
+}
+
+// Stream receives what a provider streams while a call runs. Either
+// function may be nil. They run on the provider's goroutine and must not
+// block for long.
+type Stream struct {
+	// Text receives answer text as it arrives.
+	Text func(delta string)
+	// Thinking receives reasoning text as it arrives.
+	Thinking func(delta string)
+}
+
+// ContextLengthError is a provider's answer that the request is longer
+// than the model's context window. Limit is the window the provider
+// named (0 when it did not), so the session can learn it.
+type ContextLengthError struct {
+	Limit int
+	Err   error
+}
+
+// Error says what happened and what agentls does about it.
+func (e *ContextLengthError) Error() string {
+	if e.Limit > 0 {
+		return fmt.Sprintf("the conversation is longer than the model's context window (%d tokens): %v", e.Limit, e.Err)
+	}
+	return fmt.Sprintf("the conversation is longer than the model's context window: %v", e.Err)
+}
+
+// Unwrap returns the provider's error.
+func (e *ContextLengthError) Unwrap() error { return e.Err }
+
+// Windowed is a provider that knows its model's context window and
+// longest answer in tokens (0: unknown).
+type Windowed interface {
+	ContextWindow() int
+	MaxOutput() int
 }
 
 // Provider reaches a model. Implementations: OpenAI-compatible chat
 // completions and the replay script.
 type Provider interface {
-	// Complete sends req and returns the whole answer. onText, when not
-	// nil, receives streamed text as it arrives. Errors must say what the
-	// user can fix (key, model name, base URL).
-	Complete(ctx context.Context, req Request, onText func(string)) (Response, error)
+	// Complete sends req and returns the whole answer; s receives what is
+	// streamed as it arrives. Errors must say what the user can fix (key,
+	// model name, base URL); an answer that the request is too long is a
+	// *ContextLengthError.
+	Complete(ctx context.Context, req Request, s Stream) (Response, error)
 	// Name is the "provider:model" string, for logs and events.
 	Name() string
 }

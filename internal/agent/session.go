@@ -39,6 +39,16 @@ type Config struct {
 	// MaxStopContinuations bounds how often Stop hooks may send the model
 	// back to work in one turn; 0 means the hooks package default (8).
 	MaxStopContinuations int
+	// ContextWindow is the model's window in tokens, for compaction; 0
+	// means unknown (a conservative default is used, and a provider's
+	// "too long" answer teaches the real one).
+	ContextWindow int
+	// Journal keeps every message, compaction and usage as it happens;
+	// nil keeps the conversation in memory only.
+	Journal Journal
+	// Restored is where a resumed session starts: its earlier history,
+	// turn count and usage (Restore).
+	Restored Restored
 }
 
 // ErrBusy is returned when a turn is asked for while another one runs.
@@ -62,6 +72,11 @@ type Session struct {
 	history []Message
 	current *Turn
 	turns   int
+	usage   Usage   // the session's total
+	learned int     // the window a provider named in a "too long" answer
+	calib   float64 // provider's prompt tokens per estimated token
+
+	journalFailed bool
 
 	hooks    *hooks.Runner
 	hookErr  error
@@ -77,9 +92,30 @@ func NewSession(id string, cfg Config) *Session {
 	if cfg.System == "" {
 		cfg.System = DefaultSystemPrompt
 	}
-	s := &Session{ID: id, cfg: cfg}
+	s := &Session{ID: id, cfg: cfg, history: cfg.Restored.History, turns: cfg.Restored.Turns, usage: cfg.Restored.Usage}
 	s.initHooks()
 	return s
+}
+
+// History returns the conversation as the model will next see it.
+func (s *Session) History() []Message { return s.snapshot() }
+
+// Usage returns the session's token usage so far.
+func (s *Session) Usage() Usage {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.usage
+}
+
+// addUsage adds one call's usage to the session and journals it.
+func (s *Session) addUsage(u Usage) {
+	if u == (Usage{}) {
+		return
+	}
+	s.mu.Lock()
+	s.usage = s.usage.Add(u)
+	s.mu.Unlock()
+	s.journal(RecordUsage, u)
 }
 
 // Turn is one user prompt and everything the agent does to answer it.
@@ -98,6 +134,8 @@ type Result struct {
 	Text string
 	// Err is set when Reason is ReasonError.
 	Err error
+	// Usage is the turn's token usage.
+	Usage Usage
 }
 
 // Cancel stops the turn; Wait then returns with ReasonCancelled.
@@ -136,6 +174,9 @@ func (s *Session) StartAfter(ctx context.Context, prompt string, emit func(Event
 	ctx, cancel := context.WithCancel(ctx)
 	t := &Turn{ID: s.ID + "-t" + strconv.Itoa(s.turns), cancel: cancel, done: make(chan struct{})}
 	s.current = t
+	s.mu.Unlock()
+	s.journal(RecordTurn, turnRecord{ID: t.ID})
+	s.mu.Lock()
 	go func() {
 		defer cancel()
 		if ready != nil {
@@ -165,11 +206,17 @@ func (s *Session) run(ctx context.Context, t *Turn, prompt string, emit func(Eve
 		e.SessionID, e.TurnID = s.ID, t.ID
 		emit(e)
 	}
+	var turnUsage Usage
 	end := func(r Result) Result {
 		if r.Err != nil {
 			send(Event{Type: EventError, Message: r.Err.Error()})
 		}
-		send(Event{Type: EventTurnEnd, Reason: r.Reason})
+		r.Usage = turnUsage
+		e := Event{Type: EventTurnEnd, Reason: r.Reason}
+		if su := s.Usage(); su != (Usage{}) { // providers that report none show none
+			e.TurnUsage, e.SessionUsage = &turnUsage, &su
+		}
+		send(e)
 		return r
 	}
 	s.setHookSend(send)
@@ -193,23 +240,25 @@ func (s *Session) run(ctx context.Context, t *Turn, prompt string, emit func(Eve
 	stops := s.newStopLimit()
 	for step := 0; ; step++ {
 		if step >= s.cfg.MaxSteps {
-			return end(Result{Reason: ReasonMaxSteps, Text: last, Err: fmt.Errorf("the turn stopped after %d model calls (max_steps); ask again to continue", s.cfg.MaxSteps)})
+			return end(Result{Reason: ReasonMaxSteps, Text: last, Err: fmt.Errorf(
+				"the turn stopped after %d model calls (max_steps): say \"continue\" to go on from where it stopped, or raise max_steps", s.cfg.MaxSteps)})
 		}
 		if ctx.Err() != nil {
 			return end(Result{Reason: ReasonCancelled, Text: last})
 		}
-		resp, err := s.cfg.Provider.Complete(ctx, Request{System: s.cfg.System, Messages: s.snapshot(), Tools: defs}, nil)
+		resp, err := s.call(ctx, Request{System: s.cfg.System, Tools: defs}, send)
 		if err != nil {
 			if ctx.Err() != nil {
 				return end(Result{Reason: ReasonCancelled, Text: last})
 			}
-			return end(Result{Reason: ReasonError, Text: last, Err: fmt.Errorf("model %s: %w", s.cfg.Provider.Name(), err)})
+			return end(Result{Reason: ReasonError, Text: last, Err: err})
 		}
+		turnUsage = turnUsage.Add(resp.Usage)
 		if resp.Text != "" {
 			last = resp.Text
 			send(Event{Type: EventText, Text: resp.Text})
 		}
-		s.appendHistory(Message{Role: RoleAssistant, Content: resp.Text, ToolCalls: resp.ToolCalls})
+		s.appendHistory(Message{Role: RoleAssistant, Content: resp.Text, ToolCalls: resp.ToolCalls, Thinking: resp.Thinking})
 		if len(resp.ToolCalls) == 0 {
 			again, stop := s.stopHooks(ctx, t, stops, send)
 			if stop != nil {
@@ -238,6 +287,69 @@ func (s *Session) run(ctx context.Context, t *Turn, prompt string, emit func(Eve
 			}
 		}
 	}
+}
+
+// call makes one model call with the current history: room is made first
+// when the request would not fit, the answer streams as text_delta and
+// thinking_delta events, and a provider's "too long" answer compacts and
+// retries once. The call's usage is reported and journaled.
+func (s *Session) call(ctx context.Context, req Request, send func(Event)) (Response, error) {
+	req.Messages = s.snapshot()
+	req, err := s.ensureRoom(ctx, req, false, send)
+	if err != nil {
+		return Response{}, err
+	}
+	for attempt := 0; ; attempt++ {
+		text := newCoalescer(EventTextDelta, send)
+		thinking := newCoalescer(EventThinkingDelta, send)
+		resp, err := s.cfg.Provider.Complete(ctx, req, Stream{Text: text.add, Thinking: thinking.add})
+		text.flush()
+		thinking.flush()
+		var tooLong *ContextLengthError
+		if errors.As(err, &tooLong) && attempt == 0 && ctx.Err() == nil {
+			if tooLong.Limit > 0 {
+				s.mu.Lock()
+				s.learned = tooLong.Limit
+				s.mu.Unlock()
+			}
+			if req, err = s.ensureRoom(ctx, req, true, send); err != nil {
+				return Response{}, err
+			}
+			continue
+		}
+		if err != nil {
+			return Response{}, fmt.Errorf("model %s: %w", s.cfg.Provider.Name(), err)
+		}
+		s.calibrate(req, resp.Usage)
+		s.addUsage(resp.Usage)
+		if resp.Usage != (Usage{}) {
+			u, su := resp.Usage, s.Usage()
+			send(Event{Type: EventUsage, Usage: &u, SessionUsage: &su})
+		}
+		for _, th := range resp.Thinking {
+			if th.Text != "" {
+				send(Event{Type: EventThinking, Text: th.Text})
+			}
+		}
+		return resp, nil
+	}
+}
+
+// Compact compacts the conversation now (agentls.compact, --compact),
+// between turns. It reports what it did through emit.
+func (s *Session) Compact(ctx context.Context, emit func(Event)) error {
+	s.mu.Lock()
+	busy := s.current != nil
+	s.mu.Unlock()
+	if busy {
+		return ErrBusy
+	}
+	send := func(e Event) {
+		e.SessionID = s.ID
+		emit(e)
+	}
+	_, err := s.ensureRoom(ctx, Request{System: s.cfg.System, Messages: s.snapshot(), Tools: s.toolDefs()}, true, send)
+	return err
 }
 
 // execute passes one call through the PreToolUse hooks and the gate, runs
@@ -308,6 +420,7 @@ func (s *Session) appendHistory(m Message) {
 	s.mu.Lock()
 	s.history = append(s.history, m)
 	s.mu.Unlock()
+	s.journal(RecordMessage, m)
 }
 
 func (s *Session) snapshot() []Message {

@@ -47,7 +47,7 @@ type scripted struct {
 
 func (p *scripted) Name() string { return "test:scripted" }
 
-func (p *scripted) Complete(ctx context.Context, req agent.Request, _ func(string)) (agent.Response, error) {
+func (p *scripted) Complete(ctx context.Context, req agent.Request, _ agent.Stream) (agent.Response, error) {
 	p.mu.Lock()
 	p.reqs = append(p.reqs, req)
 	i := len(p.reqs) - 1

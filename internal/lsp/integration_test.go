@@ -145,7 +145,7 @@ func TestAskSeesUnsavedBuffer(t *testing.T) {
 type blockingProvider struct{ started chan struct{} }
 
 func (p *blockingProvider) Name() string { return "test:block" }
-func (p *blockingProvider) Complete(ctx context.Context, _ agent.Request, _ func(string)) (agent.Response, error) {
+func (p *blockingProvider) Complete(ctx context.Context, _ agent.Request, _ agent.Stream) (agent.Response, error) {
 	select {
 	case p.started <- struct{}{}:
 	default:
@@ -244,7 +244,7 @@ type recordingProvider struct {
 }
 
 func (p *recordingProvider) Name() string { return "test:record" }
-func (p *recordingProvider) Complete(_ context.Context, r agent.Request, _ func(string)) (agent.Response, error) {
+func (p *recordingProvider) Complete(_ context.Context, r agent.Request, _ agent.Stream) (agent.Response, error) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.reqs = append(p.reqs, r)

@@ -199,7 +199,7 @@ func TestNewReplay(t *testing.T) {
 			if p.Name() != tt.wantName {
 				t.Errorf("Name() = %q, want %q", p.Name(), tt.wantName)
 			}
-			resp, err := p.Complete(context.Background(), agent.Request{}, nil)
+			resp, err := p.Complete(context.Background(), agent.Request{}, agent.Stream{})
 			if err != nil || resp.Text != "hello from replay" {
 				t.Errorf("Complete = %+v, %v", resp, err)
 			}

@@ -82,6 +82,9 @@ type Config struct {
 	// MaxRetryDelay caps the backoff. A Retry-After longer than this ends
 	// the call at once instead of sleeping through it.
 	MaxRetryDelay time.Duration
+	// ContextWindow and MaxOutput are the model's limits in tokens, for
+	// compaction; 0 means unknown.
+	ContextWindow, MaxOutput int
 	// HTTPClient replaces http.DefaultClient, e.g. for tests or proxies.
 	// Leave its Timeout zero: Timeout above already bounds the call, and a
 	// client timeout would also cut long streams.
@@ -146,11 +149,17 @@ func New(cfg Config) (*Provider, error) {
 // Name returns the "provider:model" string for logs and events.
 func (p *Provider) Name() string { return p.cfg.Name }
 
-// Complete streams one chat completion for req. onText, when not nil,
-// receives every text delta as it arrives. Transient failures are retried
-// while no text has been passed to onText; after that a failure is
-// returned, since a retry would repeat what the user already saw.
-func (p *Provider) Complete(ctx context.Context, req agent.Request, onText func(string)) (agent.Response, error) {
+// ContextWindow implements agent.Windowed.
+func (p *Provider) ContextWindow() int { return p.cfg.ContextWindow }
+
+// MaxOutput implements agent.Windowed.
+func (p *Provider) MaxOutput() int { return p.cfg.MaxOutput }
+
+// Complete streams one chat completion for req. st.Text receives every
+// text delta as it arrives. Transient failures are retried while no text
+// has been streamed; after that a failure is returned, since a retry would
+// repeat what the user already saw.
+func (p *Provider) Complete(ctx context.Context, req agent.Request, st agent.Stream) (agent.Response, error) {
 	params, err := p.params(req)
 	if err != nil {
 		return agent.Response{}, fmt.Errorf("openai %s: %w", p.cfg.Model, err)
@@ -160,9 +169,9 @@ func (p *Provider) Complete(ctx context.Context, req agent.Request, onText func(
 
 	shown := false
 	emit := func(s string) {
-		if onText != nil {
+		if st.Text != nil {
 			shown = true
-			onText(s)
+			st.Text(s)
 		}
 	}
 	var last *failure
@@ -217,6 +226,7 @@ type failure struct {
 	kind       int
 	status     int
 	detail     string        // server's error message, if any
+	code       string        // server's error code ("context_length_exceeded"), if any
 	retryAfter time.Duration // from Retry-After(-Ms); -1 when absent
 	transient  bool
 	err        error
@@ -253,6 +263,10 @@ func (p *Provider) attempt(ctx context.Context, params sdk.ChatCompletionNewPara
 				acc.finished = true
 			}
 		}
+		if u := chunk.Usage; u.PromptTokens > 0 || u.CompletionTokens > 0 {
+			acc.usage = agent.Usage{Input: int(u.PromptTokens), Output: int(u.CompletionTokens),
+				CacheRead: int(u.PromptTokensDetails.CachedTokens)}
+		}
 	}
 	err := stream.Err()
 	if err == nil && !acc.finished {
@@ -274,7 +288,7 @@ func classify(err error, resp *http.Response) *failure {
 	case resp != nil && resp.StatusCode >= 400:
 		f.kind = kindStatus
 		f.status = resp.StatusCode
-		f.detail = errorDetail(resp)
+		f.detail, f.code = errorDetail(resp)
 		f.retryAfter = retryAfter(resp.Header, time.Now())
 		f.transient = resp.StatusCode == http.StatusRequestTimeout ||
 			resp.StatusCode == http.StatusTooManyRequests ||
@@ -379,12 +393,12 @@ func retryAfter(h http.Header, now time.Time) time.Duration {
 	return -1
 }
 
-// errorDetail extracts the server's error message from an error body:
-// {"error":{"message":...}} (OpenAI), {"error":"..."} (Ollama),
-// {"message":...}, or else the first bytes of the body as text.
-func errorDetail(resp *http.Response) string {
+// errorDetail extracts the server's error message and code from an error
+// body: {"error":{"message":...,"code":...}} (OpenAI), {"error":"..."}
+// (Ollama), {"message":...}, or else the first bytes of the body as text.
+func errorDetail(resp *http.Response) (msg, code string) {
 	if resp.Body == nil {
-		return ""
+		return "", ""
 	}
 	body, _ := io.ReadAll(io.LimitReader(resp.Body, 64<<10))
 	resp.Body = io.NopCloser(bytes.NewReader(body)) // leave it readable for debugging
@@ -394,19 +408,25 @@ func errorDetail(resp *http.Response) string {
 	}
 	if json.Unmarshal(body, &v) == nil {
 		var obj struct {
-			Message string `json:"message"`
+			Message string          `json:"message"`
+			Code    json.RawMessage `json:"code"`
+			Type    string          `json:"type"`
 		}
 		var s string
 		switch {
 		case json.Unmarshal(v.Error, &obj) == nil && obj.Message != "":
-			return clip(obj.Message)
+			code := strings.Trim(string(obj.Code), `"`)
+			if code == "" || code == "null" {
+				code = obj.Type
+			}
+			return clip(obj.Message), code
 		case json.Unmarshal(v.Error, &s) == nil && s != "":
-			return clip(s)
+			return clip(s), ""
 		case v.Message != "":
-			return clip(v.Message)
+			return clip(v.Message), ""
 		}
 	}
-	return clip(string(body))
+	return clip(string(body)), ""
 }
 
 // streamErrorDetail extracts the message of an in-stream error event.
@@ -449,9 +469,49 @@ type callError struct {
 func (e *callError) Error() string { return e.msg }
 func (e *callError) Unwrap() error { return e.err }
 
-// failureError words the final error for f after attempts tries.
+// failureError words the final error for f after attempts tries. A
+// request longer than the model's window is a *agent.ContextLengthError,
+// so the session can compact and retry.
 func (p *Provider) failureError(f *failure, attempts int, shown bool) error {
-	return fmt.Errorf("openai %s: %w", p.cfg.Model, p.describe(f, attempts, shown))
+	err := fmt.Errorf("openai %s: %w", p.cfg.Model, p.describe(f, attempts, shown))
+	if limit, ok := contextLength(f); ok {
+		return &agent.ContextLengthError{Limit: limit, Err: err}
+	}
+	return err
+}
+
+// contextLength recognises a "too long" answer: OpenAI's
+// context_length_exceeded code, or the messages of OpenAI-compatible
+// servers (vLLM, llama.cpp, Ollama, LiteLLM), and the window it names.
+func contextLength(f *failure) (int, bool) {
+	if f.kind != kindStatus && f.kind != kindStreamError {
+		return 0, false
+	}
+	if f.kind == kindStatus && f.status != http.StatusBadRequest && f.status != http.StatusRequestEntityTooLarge {
+		return 0, false
+	}
+	d := strings.ToLower(f.detail + " " + f.code)
+	for _, k := range []string{"context_length_exceeded", "context length", "context window", "maximum context",
+		"too many tokens", "prompt is too long", "exceeds the available context", "input is too long"} {
+		if strings.Contains(d, k) {
+			return firstTokenCount(d), true
+		}
+	}
+	return 0, false
+}
+
+// firstTokenCount finds "N tokens" (the window) in a server's message
+// such as "This model's maximum context length is 8192 tokens."
+func firstTokenCount(s string) int {
+	fields := strings.FieldsFunc(s, func(r rune) bool { return r == ' ' || r == ',' || r == '(' || r == ')' || r == '.' })
+	for i := 0; i+1 < len(fields); i++ {
+		if strings.HasPrefix(fields[i+1], "token") {
+			if n, err := strconv.Atoi(fields[i]); err == nil && n > 0 {
+				return n
+			}
+		}
+	}
+	return 0
 }
 
 // describe says what went wrong and what to fix.
@@ -530,6 +590,7 @@ type accumulator struct {
 	calls    []*toolAcc // in order of first appearance
 	byIndex  map[int64]*toolAcc
 	finished bool // a finish_reason arrived
+	usage    agent.Usage
 }
 
 // addTool merges one tool-call delta. Deltas are keyed by index; a delta
@@ -550,7 +611,7 @@ func (a *accumulator) addTool(d sdk.ChatCompletionChunkChoiceDeltaToolCall) {
 }
 
 func (a *accumulator) response() agent.Response {
-	r := agent.Response{Text: a.text.String()}
+	r := agent.Response{Text: a.text.String(), Usage: a.usage}
 	for _, c := range a.calls {
 		id := c.id
 		if id == "" {
@@ -596,7 +657,9 @@ func toolArguments(in json.RawMessage) string {
 
 // params maps an agent.Request to chat-completion parameters.
 func (p *Provider) params(req agent.Request) (sdk.ChatCompletionNewParams, error) {
-	params := sdk.ChatCompletionNewParams{Model: shared.ChatModel(p.cfg.Model)}
+	params := sdk.ChatCompletionNewParams{Model: shared.ChatModel(p.cfg.Model),
+		// The last chunk then carries the call's token usage.
+		StreamOptions: sdk.ChatCompletionStreamOptionsParam{IncludeUsage: param.NewOpt(true)}}
 	if req.System != "" {
 		params.Messages = append(params.Messages, sdk.SystemMessage(req.System))
 	}

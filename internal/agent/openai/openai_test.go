@@ -146,7 +146,7 @@ func TestStreamText(t *testing.T) {
 		streamText(w, "Hel", "lo", " world")
 	})
 	onText, got := collect()
-	resp, err := newProvider(t, srv.URL).Complete(context.Background(), simpleReq, onText)
+	resp, err := newProvider(t, srv.URL).Complete(context.Background(), simpleReq, agent.Stream{Text: onText})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -170,7 +170,7 @@ func TestNoAPIKeyNoAuthHeader(t *testing.T) {
 		streamText(w, "ok")
 	})
 	p := newProvider(t, srv.URL, func(c *Config) { c.APIKey = "" })
-	if _, err := p.Complete(context.Background(), simpleReq, nil); err != nil {
+	if _, err := p.Complete(context.Background(), simpleReq, agent.Stream{}); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -209,7 +209,7 @@ func TestStreamToolCallsAndRequestBody(t *testing.T) {
 		Tools: []agent.ToolDef{{Name: "read_file", Description: "Read a file.", Schema: json.RawMessage(schema)}},
 	}
 	onText, got := collect()
-	resp, err := newProvider(t, srv.URL).Complete(context.Background(), req, onText)
+	resp, err := newProvider(t, srv.URL).Complete(context.Background(), req, agent.Stream{Text: onText})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -230,6 +230,7 @@ func TestStreamToolCallsAndRequestBody(t *testing.T) {
 	wantBody := `{
 	  "model": "test-model",
 	  "stream": true,
+	  "stream_options": {"include_usage": true},
 	  "messages": [
 	    {"role": "system", "content": "You are terse."},
 	    {"role": "user", "content": "Where is TODO?"},
@@ -281,7 +282,7 @@ func TestToolCallEdgeCases(t *testing.T) {
 		sse(w, chunk(`{}`, "tool_calls"))
 		sse(w, "[DONE]")
 	})
-	resp, err := newProvider(t, srv.URL).Complete(context.Background(), simpleReq, nil)
+	resp, err := newProvider(t, srv.URL).Complete(context.Background(), simpleReq, agent.Stream{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -326,7 +327,7 @@ func TestRetry429ThenOK(t *testing.T) {
 		}
 		streamText(w, "ok")
 	})
-	resp, err := newProvider(t, srv.URL).Complete(context.Background(), simpleReq, nil)
+	resp, err := newProvider(t, srv.URL).Complete(context.Background(), simpleReq, agent.Stream{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -356,7 +357,7 @@ func TestRetryAfterHonoured(t *testing.T) {
 				gap.Store(int64(time.Since(first)))
 				streamText(w, "ok")
 			})
-			if _, err := newProvider(t, srv.URL).Complete(context.Background(), simpleReq, nil); err != nil {
+			if _, err := newProvider(t, srv.URL).Complete(context.Background(), simpleReq, agent.Stream{}); err != nil {
 				t.Fatal(err)
 			}
 			if count.Load() != 2 {
@@ -375,7 +376,7 @@ func TestRetryAfterTooLongFailsAtOnce(t *testing.T) {
 		jsonError(w, http.StatusTooManyRequests, "quota")
 	})
 	start := time.Now()
-	_, err := newProvider(t, srv.URL).Complete(context.Background(), simpleReq, nil)
+	_, err := newProvider(t, srv.URL).Complete(context.Background(), simpleReq, agent.Stream{})
 	wantErr(t, err, "rate limited (429)", "wait 2m0s", "try again later", "quota")
 	if count.Load() != 1 || time.Since(start) > time.Second {
 		t.Errorf("%d requests in %s, want 1 at once", count.Load(), time.Since(start))
@@ -386,7 +387,7 @@ func TestRateLimitedAfterRetries(t *testing.T) {
 	srv, count := server(t, func(w http.ResponseWriter, r *http.Request, _ int) {
 		jsonError(w, http.StatusTooManyRequests, "slow down")
 	})
-	_, err := newProvider(t, srv.URL, func(c *Config) { c.MaxRetries = 2 }).Complete(context.Background(), simpleReq, nil)
+	_, err := newProvider(t, srv.URL, func(c *Config) { c.MaxRetries = 2 }).Complete(context.Background(), simpleReq, agent.Stream{})
 	wantErr(t, err, "openai test-model: rate limited (429) after 3 attempts: try again later")
 	if count.Load() != 3 {
 		t.Errorf("requests = %d, want 3", count.Load())
@@ -399,7 +400,7 @@ func TestServerErrorRetriedThenFails(t *testing.T) {
 		w.WriteHeader(http.StatusInternalServerError)
 		io.WriteString(w, "<html>\n  <body>Internal   Server Error</body>\n</html>")
 	})
-	_, err := newProvider(t, srv.URL).Complete(context.Background(), simpleReq, nil)
+	_, err := newProvider(t, srv.URL).Complete(context.Background(), simpleReq, agent.Stream{})
 	wantErr(t, err, "server error (500) after 4 attempts: try again later", "Internal Server Error")
 	if count.Load() != 4 {
 		t.Errorf("requests = %d, want 4 (1 + MaxRetries 3)", count.Load())
@@ -410,7 +411,7 @@ func TestNoRetriesWhenNegative(t *testing.T) {
 	srv, count := server(t, func(w http.ResponseWriter, r *http.Request, _ int) {
 		jsonError(w, http.StatusServiceUnavailable, "overloaded")
 	})
-	_, err := newProvider(t, srv.URL, func(c *Config) { c.MaxRetries = -1 }).Complete(context.Background(), simpleReq, nil)
+	_, err := newProvider(t, srv.URL, func(c *Config) { c.MaxRetries = -1 }).Complete(context.Background(), simpleReq, agent.Stream{})
 	wantErr(t, err, "server error (503): try again later (server said: overloaded)")
 	if count.Load() != 1 {
 		t.Errorf("requests = %d, want 1", count.Load())
@@ -433,7 +434,7 @@ func TestConnectionRefusedRetried(t *testing.T) {
 	}
 	t.Cleanup(tr.CloseIdleConnections)
 	p := newProvider(t, "http://"+addr, func(c *Config) { c.HTTPClient = &http.Client{Transport: tr} })
-	_, err = p.Complete(context.Background(), simpleReq, nil)
+	_, err = p.Complete(context.Background(), simpleReq, agent.Stream{})
 	wantErr(t, err, "cannot reach http://"+addr+"/v1 after 4 attempts", "check the base URL and that the server is running")
 	if !errors.Is(err, syscall.ECONNREFUSED) {
 		t.Errorf("err does not wrap ECONNREFUSED: %v", err)
@@ -458,7 +459,7 @@ func TestBrokenStreamBeforeOutputRetried(t *testing.T) {
 		}
 	})
 	onText, got := collect()
-	resp, err := newProvider(t, srv.URL).Complete(context.Background(), simpleReq, onText)
+	resp, err := newProvider(t, srv.URL).Complete(context.Background(), simpleReq, agent.Stream{Text: onText})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -474,7 +475,7 @@ func TestBrokenStreamAfterTextIsError(t *testing.T) {
 		breakConn(t, w)
 	})
 	onText, got := collect()
-	_, err := newProvider(t, srv.URL).Complete(context.Background(), simpleReq, onText)
+	_, err := newProvider(t, srv.URL).Complete(context.Background(), simpleReq, agent.Stream{Text: onText})
 	wantErr(t, err, "stream from", "broke after part of the answer was shown", "incomplete")
 	if !errors.Is(err, io.ErrUnexpectedEOF) {
 		t.Errorf("err does not wrap io.ErrUnexpectedEOF: %v", err)
@@ -495,7 +496,7 @@ func TestBrokenStreamAfterTextRetriedWhenNothingShown(t *testing.T) {
 		}
 		streamText(w, "Hello")
 	})
-	resp, err := newProvider(t, srv.URL).Complete(context.Background(), simpleReq, nil)
+	resp, err := newProvider(t, srv.URL).Complete(context.Background(), simpleReq, agent.Stream{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -509,7 +510,7 @@ func TestBrokenStreamAlwaysFails(t *testing.T) {
 		startSSE(w)
 		breakConn(t, w)
 	})
-	_, err := newProvider(t, srv.URL, func(c *Config) { c.MaxRetries = 1 }).Complete(context.Background(), simpleReq, nil)
+	_, err := newProvider(t, srv.URL, func(c *Config) { c.MaxRetries = 1 }).Complete(context.Background(), simpleReq, agent.Stream{})
 	wantErr(t, err, "stream from", "broke before any output after 2 attempts")
 	if count.Load() != 2 {
 		t.Errorf("requests = %d, want 2", count.Load())
@@ -523,7 +524,7 @@ func TestDropAfterFinishReasonKeepsAnswer(t *testing.T) {
 		sse(w, chunk(`{}`, "stop"))
 		breakConn(t, w) // no [DONE]
 	})
-	resp, err := newProvider(t, srv.URL).Complete(context.Background(), simpleReq, nil)
+	resp, err := newProvider(t, srv.URL).Complete(context.Background(), simpleReq, agent.Stream{})
 	if err != nil || resp.Text != "done" {
 		t.Fatalf("resp %q, err %v", resp.Text, err)
 	}
@@ -534,7 +535,7 @@ func TestErrorEventInStream(t *testing.T) {
 		startSSE(w)
 		sse(w, `{"error":{"message":"context length exceeded","type":"invalid_request_error"}}`)
 	})
-	_, err := newProvider(t, srv.URL).Complete(context.Background(), simpleReq, nil)
+	_, err := newProvider(t, srv.URL).Complete(context.Background(), simpleReq, agent.Stream{})
 	wantErr(t, err, "error mid-stream: context length exceeded")
 	if count.Load() != 1 {
 		t.Errorf("requests = %d, want 1", count.Load())
@@ -548,7 +549,7 @@ func TestServerThatDoesNotStream(t *testing.T) {
 		w.Header().Set("Content-Type", "application/json")
 		io.WriteString(w, `{"id":"x","object":"chat.completion","choices":[]}`)
 	})
-	_, err := newProvider(t, srv.URL).Complete(context.Background(), simpleReq, nil)
+	_, err := newProvider(t, srv.URL).Complete(context.Background(), simpleReq, agent.Stream{})
 	wantErr(t, err, "answered with application/json instead of an event stream")
 	if count.Load() != 1 {
 		t.Errorf("requests = %d, want 1", count.Load())
@@ -561,7 +562,7 @@ func TestAuthFailed(t *testing.T) {
 			srv, count := server(t, func(w http.ResponseWriter, r *http.Request, _ int) {
 				jsonError(w, status, "Incorrect API key provided")
 			})
-			_, err := newProvider(t, srv.URL).Complete(context.Background(), simpleReq, nil)
+			_, err := newProvider(t, srv.URL).Complete(context.Background(), simpleReq, agent.Stream{})
 			wantErr(t, err, fmt.Sprintf("openai test-model: authentication failed (%d): check the API key (server said: Incorrect API key provided)", status))
 			if count.Load() != 1 {
 				t.Errorf("requests = %d, want 1 (no retry)", count.Load())
@@ -577,7 +578,7 @@ func TestModelNotFound(t *testing.T) {
 		w.WriteHeader(http.StatusNotFound)
 		io.WriteString(w, `{"error":"model \"nope\" not found, try pulling it first"}`)
 	})
-	_, err := newProvider(t, srv.URL).Complete(context.Background(), simpleReq, nil)
+	_, err := newProvider(t, srv.URL).Complete(context.Background(), simpleReq, agent.Stream{})
 	wantErr(t, err, fmt.Sprintf(`openai test-model: model "test-model" not found at %s/v1 (404): check the model name and base URL`, srv.URL),
 		`server said: model "nope" not found, try pulling it first`)
 	if count.Load() != 1 {
@@ -589,7 +590,7 @@ func TestBadRequestNotRetried(t *testing.T) {
 	srv, count := server(t, func(w http.ResponseWriter, r *http.Request, _ int) {
 		jsonError(w, http.StatusBadRequest, "test-model does not support tools")
 	})
-	_, err := newProvider(t, srv.URL).Complete(context.Background(), simpleReq, nil)
+	_, err := newProvider(t, srv.URL).Complete(context.Background(), simpleReq, agent.Stream{})
 	wantErr(t, err, "request rejected (400) (server said: test-model does not support tools)")
 	if count.Load() != 1 {
 		t.Errorf("requests = %d, want 1", count.Load())
@@ -611,7 +612,7 @@ func TestTimeoutBoundsHangingServer(t *testing.T) {
 	srv, _ := server(t, hang)
 	p := newProvider(t, srv.URL, func(c *Config) { c.Timeout = 200 * time.Millisecond })
 	start := time.Now()
-	_, err := p.Complete(context.Background(), simpleReq, nil)
+	_, err := p.Complete(context.Background(), simpleReq, agent.Stream{})
 	wantErr(t, err, fmt.Sprintf("no answer from %s/v1 within 200ms", srv.URL))
 	if d := time.Since(start); d > 2*time.Second {
 		t.Errorf("took %s, want about 200ms", d)
@@ -630,7 +631,7 @@ func TestTimeoutMidStream(t *testing.T) {
 	p := newProvider(t, srv.URL, func(c *Config) { c.Timeout = 200 * time.Millisecond })
 	start := time.Now()
 	onText, _ := collect()
-	_, err := p.Complete(context.Background(), simpleReq, onText)
+	_, err := p.Complete(context.Background(), simpleReq, agent.Stream{Text: onText})
 	wantErr(t, err, "no complete answer from", "within 200ms")
 	if d := time.Since(start); d > 2*time.Second || count.Load() != 1 {
 		t.Errorf("took %s with %d requests", d, count.Load())
@@ -643,7 +644,7 @@ func TestCancelWhileInFlight(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	time.AfterFunc(50*time.Millisecond, cancel)
 	start := time.Now()
-	_, err := p.Complete(ctx, simpleReq, nil)
+	_, err := p.Complete(ctx, simpleReq, agent.Stream{})
 	if !errors.Is(err, context.Canceled) {
 		t.Fatalf("err = %v, want context.Canceled", err)
 	}
@@ -661,7 +662,7 @@ func TestCancelDuringBackoff(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	time.AfterFunc(50*time.Millisecond, cancel)
 	start := time.Now()
-	_, err := newProvider(t, srv.URL).Complete(ctx, simpleReq, nil)
+	_, err := newProvider(t, srv.URL).Complete(ctx, simpleReq, agent.Stream{})
 	if !errors.Is(err, context.Canceled) || time.Since(start) > 500*time.Millisecond {
 		t.Fatalf("err = %v after %s, want context.Canceled promptly", err, time.Since(start))
 	}
@@ -747,8 +748,8 @@ func TestNewConfig(t *testing.T) {
 
 func TestBadRequestInputs(t *testing.T) {
 	p := newProvider(t, "http://127.0.0.1:1")
-	_, err := p.Complete(context.Background(), agent.Request{Tools: []agent.ToolDef{{Name: "t", Schema: json.RawMessage(`[1]`)}}}, nil)
+	_, err := p.Complete(context.Background(), agent.Request{Tools: []agent.ToolDef{{Name: "t", Schema: json.RawMessage(`[1]`)}}}, agent.Stream{})
 	wantErr(t, err, `tool "t": schema is not a JSON object`)
-	_, err = p.Complete(context.Background(), agent.Request{Messages: []agent.Message{{Role: "robot"}}}, nil)
+	_, err = p.Complete(context.Background(), agent.Request{Messages: []agent.Message{{Role: "robot"}}}, agent.Stream{})
 	wantErr(t, err, `unknown role "robot"`)
 }

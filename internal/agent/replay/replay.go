@@ -93,7 +93,7 @@ func Parse(name string, data []byte) (*Provider, error) {
 func (p *Provider) Name() string { return p.name }
 
 // Complete implements agent.Provider: it returns the next scripted turn.
-func (p *Provider) Complete(ctx context.Context, _ agent.Request, onText func(string)) (agent.Response, error) {
+func (p *Provider) Complete(ctx context.Context, _ agent.Request, st agent.Stream) (agent.Response, error) {
 	if err := ctx.Err(); err != nil {
 		return agent.Response{}, err
 	}
@@ -114,8 +114,8 @@ func (p *Provider) Complete(ctx context.Context, _ agent.Request, onText func(st
 		resp.ToolCalls = append(resp.ToolCalls, agent.ToolCall{ID: "call_" + strconv.Itoa(p.ids), Name: c.Name, Input: in})
 	}
 	p.mu.Unlock()
-	if onText != nil && t.Text != "" {
-		onText(t.Text)
+	if st.Text != nil && t.Text != "" {
+		st.Text(t.Text)
 	}
 	return resp, nil
 }

@@ -75,7 +75,7 @@ func TestPlaysTurnsInOrder(t *testing.T) {
 	ctx := context.Background()
 	for i, w := range want {
 		var streamed []string
-		got, err := p.Complete(ctx, agent.Request{}, func(s string) { streamed = append(streamed, s) })
+		got, err := p.Complete(ctx, agent.Request{}, agent.Stream{Text: func(s string) { streamed = append(streamed, s) }})
 		if err != nil {
 			t.Fatalf("request %d: %v", i+1, err)
 		}
@@ -98,7 +98,7 @@ func TestPlaysTurnsInOrder(t *testing.T) {
 		}
 	}
 	for range 2 {
-		_, err = p.Complete(ctx, agent.Request{}, nil)
+		_, err = p.Complete(ctx, agent.Request{}, agent.Stream{})
 		if !errors.Is(err, replay.ErrExhausted) || !strings.Contains(err.Error(), "replay script exhausted") || !strings.Contains(err.Error(), "after 3 turns") {
 			t.Errorf("request after the last turn: error %v, want replay script exhausted after 3 turns", err)
 		}
@@ -112,10 +112,10 @@ func TestCompleteCancelledConsumesNothing(t *testing.T) {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	if _, err := p.Complete(ctx, agent.Request{}, nil); !errors.Is(err, context.Canceled) {
+	if _, err := p.Complete(ctx, agent.Request{}, agent.Stream{}); !errors.Is(err, context.Canceled) {
 		t.Errorf("Complete with a cancelled context: %v, want context.Canceled", err)
 	}
-	resp, err := p.Complete(context.Background(), agent.Request{}, nil)
+	resp, err := p.Complete(context.Background(), agent.Request{}, agent.Stream{})
 	if err != nil || resp.Text != "first" {
 		t.Errorf("Complete after a cancelled request = %+v, %v; the turn should still be there", resp, err)
 	}
@@ -180,7 +180,7 @@ func TestConcurrent(t *testing.T) {
 	for range workers {
 		wg.Go(func() {
 			for range turns/workers + 5 {
-				resp, err := p.Complete(context.Background(), agent.Request{}, func(string) {})
+				resp, err := p.Complete(context.Background(), agent.Request{}, agent.Stream{Text: func(string) {}})
 				mu.Lock()
 				switch {
 				case errors.Is(err, replay.ErrExhausted):

@@ -161,6 +161,25 @@ func migrations() []string {
 		time_ns    INTEGER NOT NULL,
 		PRIMARY KEY (workspace, tool, capability, action, scope)
 	);`,
+		// 3: sessions and their conversation, record by record.
+		`CREATE TABLE sessions (
+		id         TEXT PRIMARY KEY,
+		workspace  TEXT NOT NULL,
+		title      TEXT NOT NULL,   -- the first prompt, shortened
+		model      TEXT NOT NULL,
+		channel    TEXT NOT NULL,
+		created_ns INTEGER NOT NULL,
+		updated_ns INTEGER NOT NULL
+	);
+	CREATE INDEX sessions_workspace ON sessions (workspace, updated_ns);
+	CREATE TABLE session_records (
+		session_id TEXT    NOT NULL,
+		seq        INTEGER NOT NULL,
+		kind       TEXT    NOT NULL,  -- message, compaction, usage, todos
+		data       TEXT    NOT NULL,  -- JSON
+		time_ns    INTEGER NOT NULL,
+		PRIMARY KEY (session_id, seq)
+	);`,
 	}
 }
 

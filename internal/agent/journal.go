@@ -1,0 +1,124 @@
+package agent
+
+import (
+	"encoding/json"
+	"fmt"
+)
+
+// Journal keeps a session's record as it happens: the history store
+// implements it (internal/app). A session without one keeps its history
+// in memory only.
+type Journal interface {
+	// Append adds one record; data is JSON.
+	Append(kind string, data json.RawMessage) error
+}
+
+// Record kinds of a session's journal.
+const (
+	RecordMessage    = "message"    // a Message appended to the history
+	RecordCompaction = "compaction" // the first Replaced messages became Summary
+	RecordElision    = "elision"    // a message's content was cut (Index, Content)
+	RecordUsage      = "usage"      // one model call's Usage
+	RecordTurn       = "turn"       // a turn started (ID)
+)
+
+// compactionRecord is a RecordCompaction's data.
+type compactionRecord struct {
+	Replaced int    `json:"replaced"`
+	Summary  string `json:"summary"`
+}
+
+// elisionRecord is a RecordElision's data.
+type elisionRecord struct {
+	Index   int    `json:"index"`
+	Content string `json:"content"`
+}
+
+// turnRecord is a RecordTurn's data.
+type turnRecord struct {
+	ID string `json:"id"`
+}
+
+// JournalRecord is one stored record, for Restore.
+type JournalRecord struct {
+	Kind string
+	Data json.RawMessage
+}
+
+// Restored is a session's state rebuilt from its journal.
+type Restored struct {
+	History []Message
+	Turns   int
+	Usage   Usage
+}
+
+// Restore replays a journal: the history as the model last saw it
+// (compactions and elisions applied), the number of turns (so turn ids go
+// on) and the usage so far. A record that does not decode is an error
+// naming it: a resumed conversation must not silently lose a part.
+func Restore(records []JournalRecord) (Restored, error) {
+	var r Restored
+	for i, rec := range records {
+		bad := func(err error) (Restored, error) {
+			return Restored{}, fmt.Errorf("session record %d (%s): %w", i+1, rec.Kind, err)
+		}
+		switch rec.Kind {
+		case RecordMessage:
+			var m Message
+			if err := json.Unmarshal(rec.Data, &m); err != nil {
+				return bad(err)
+			}
+			r.History = append(r.History, m)
+		case RecordCompaction:
+			var c compactionRecord
+			if err := json.Unmarshal(rec.Data, &c); err != nil {
+				return bad(err)
+			}
+			if c.Replaced < 0 || c.Replaced > len(r.History) {
+				return bad(fmt.Errorf("replaces %d of %d messages", c.Replaced, len(r.History)))
+			}
+			r.History = append([]Message{summaryMessage(c.Summary)}, r.History[c.Replaced:]...)
+		case RecordElision:
+			var e elisionRecord
+			if err := json.Unmarshal(rec.Data, &e); err != nil {
+				return bad(err)
+			}
+			if e.Index < 0 || e.Index >= len(r.History) {
+				return bad(fmt.Errorf("elides message %d of %d", e.Index, len(r.History)))
+			}
+			r.History[e.Index].Content = e.Content
+		case RecordUsage:
+			var u Usage
+			if err := json.Unmarshal(rec.Data, &u); err != nil {
+				return bad(err)
+			}
+			r.Usage = r.Usage.Add(u)
+		case RecordTurn:
+			r.Turns++
+		}
+		// Unknown kinds come from a newer agentls: they add, never change,
+		// the conversation, so they are skipped.
+	}
+	return r, nil
+}
+
+// journal writes a record, reporting the first failure once.
+func (s *Session) journal(kind string, v any) {
+	if s.cfg.Journal == nil {
+		return
+	}
+	data, err := json.Marshal(v)
+	if err == nil {
+		err = s.cfg.Journal.Append(kind, data)
+	}
+	if err != nil {
+		s.mu.Lock()
+		first := !s.journalFailed
+		s.journalFailed = true
+		send := s.hookSend
+		s.mu.Unlock()
+		if first && send != nil {
+			send(Event{Type: EventWarning, Message: "the conversation is not being saved, so it cannot be resumed: " + err.Error()})
+		}
+	}
+}
