@@ -24,6 +24,8 @@ const usage = `agentls — a coding agent as a language server.
 Usage:
   agentls serve [--stdio] [flags]   run the language server on stdin/stdout
   agentls run [flags] PROMPT        run one agent turn headless
+  agentls sessions [list|show ID|export ID|delete ID]
+                                    the workspace's stored sessions (run --continue resumes)
   agentls revert [flags]            undo the files a turn changed
   agentls permission explain|grants|revoke
                                     see which rule decides a call; manage "Always allow"
@@ -56,6 +58,8 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		return cmdRun(ctx, args[1:], stdin, stdout, stderr)
 	case "permission":
 		return cmdPermission(ctx, args[1:], stdout, stderr)
+	case "sessions":
+		return cmdSessions(ctx, args[1:], stdout, stderr)
 	case "revert":
 		return cmdRevert(ctx, args[1:], stdout, stderr)
 	case "trust":

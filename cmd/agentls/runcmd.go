@@ -35,6 +35,10 @@ func cmdRun(ctx context.Context, args []string, stdin io.Reader, stdout, stderr 
 	onAsk := fs.String("on-ask", "", "without a terminal: \"deny\" denies (and reports) what would be asked")
 	jsonOut := fs.Bool("json", false, "print one JSON event per line instead of the answer")
 	maxSteps := fs.Int("max-steps", 0, "maximum model calls in the turn (default 50)")
+	cont := fs.Bool("continue", false, "continue the workspace's latest session (the model sees its conversation)")
+	sessionID := fs.String("session", "", "continue the stored session with this id (see agentls sessions)")
+	compact := fs.Bool("compact", false, "compact the conversation first (with --continue or --session; PROMPT may then be left out)")
+	record := fs.String("record", "", "write the session as a replay script to this file when the turn ends")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return 0
@@ -42,7 +46,7 @@ func cmdRun(ctx context.Context, args []string, stdin io.Reader, stdout, stderr 
 		return 2
 	}
 	prompt := strings.TrimSpace(strings.Join(fs.Args(), " "))
-	if prompt == "" {
+	if prompt == "" && !*compact {
 		fmt.Fprintln(stderr, "agentls run: a PROMPT is required")
 		fs.Usage()
 		return 2
@@ -94,9 +98,17 @@ func cmdRun(ctx context.Context, args []string, stdin io.Reader, stdout, stderr 
 			"use --mode auto (or --yolo) to let the agent act without asking, add allow rules to \"permissions.rules\" in %s, "+
 			"or pass --on-ask deny to deny and report whatever would be asked", pmode, a.Options().ConfigPath))
 	}
-	sess, err := env.NewSession(ctx, app.SessionOptions{Asker: asker, Channel: channel, MaxSteps: *maxSteps, Provider: prov})
+	sess, err := env.NewSession(ctx, app.SessionOptions{Asker: asker, Channel: channel, MaxSteps: *maxSteps, Provider: prov,
+		Continue: *cont, Resume: *sessionID})
 	if err != nil {
 		return fail(2, err)
+	}
+	if *record != "" {
+		defer func() {
+			if err := writeReplay(ctx, env, sess.ID, *record); err != nil {
+				fmt.Fprintln(stderr, "agentls run: --record:", err)
+			}
+		}()
 	}
 	for _, w := range sess.Settings.Warnings {
 		fmt.Fprintln(stderr, "agentls run: warning:", w)
@@ -104,6 +116,11 @@ func cmdRun(ctx context.Context, args []string, stdin io.Reader, stdout, stderr 
 	defer sess.CloseHooks()
 	var outMu sync.Mutex
 	enc := json.NewEncoder(stdout)
+	// On a terminal the answer streams as it is written.
+	streaming := false
+	if f, ok := stdout.(*os.File); ok && !*jsonOut && isTerminal(f) {
+		streaming = true
+	}
 	emit := func(e agent.Event) {
 		outMu.Lock()
 		defer outMu.Unlock()
@@ -112,7 +129,14 @@ func cmdRun(ctx context.Context, args []string, stdin io.Reader, stdout, stderr 
 			return
 		}
 		switch e.Type {
-		case agent.EventToolCall, agent.EventError:
+		case agent.EventTextDelta:
+			if streaming {
+				fmt.Fprint(stdout, e.Text)
+			}
+		case agent.EventToolCall, agent.EventError, agent.EventCompaction, agent.EventWarning:
+			if streaming {
+				fmt.Fprintln(stdout)
+			}
 			fmt.Fprintln(stderr, e.String())
 		case agent.EventPermission:
 			if e.Decision != string(permission.Allow) {
@@ -120,12 +144,23 @@ func cmdRun(ctx context.Context, args []string, stdin io.Reader, stdout, stderr 
 			}
 		}
 	}
+	if *compact {
+		if err := sess.Compact(ctx, emit); err != nil {
+			return fail(1, err)
+		}
+		if prompt == "" {
+			return 0
+		}
+	}
 	turn, err := sess.Start(ctx, prompt, emit)
 	if err != nil {
 		return fail(2, err)
 	}
 	res := turn.Wait()
-	if !*jsonOut && res.Text != "" {
+	switch {
+	case streaming:
+		fmt.Fprintln(stdout)
+	case !*jsonOut && res.Text != "":
 		fmt.Fprintln(stdout, res.Text)
 	}
 	switch res.Reason {

@@ -196,7 +196,7 @@ func (s *Session) summarize(ctx context.Context, req Request) (int, error) {
 		return 0, nil
 	}
 	prompt := transcript(hist[:k], int(float64(s.window())*0.6)*4)
-	resp, err := s.cfg.Provider.Complete(ctx, Request{System: summarySystem, Messages: []Message{{Role: RoleUser, Content: prompt}}}, Stream{})
+	resp, err := s.cfg.Provider.Complete(ctx, Request{System: summarySystem, Messages: []Message{{Role: RoleUser, Content: prompt}}, Purpose: PurposeCompaction}, Stream{})
 	if err != nil {
 		return 0, fmt.Errorf("model %s: %w", s.cfg.Provider.Name(), err)
 	}

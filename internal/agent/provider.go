@@ -64,7 +64,14 @@ type Request struct {
 	System   string
 	Messages []Message
 	Tools    []ToolDef
+	// Purpose is PurposeCompaction for the call that writes a summary;
+	// "" for the conversation's own calls.
+	Purpose string
 }
+
+// PurposeCompaction marks the model call that summarises the older
+// conversation (replay scripts answer it with their summary turns).
+const PurposeCompaction = "compaction"
 
 // Response is the model's complete answer to one Request.
 type Response struct {

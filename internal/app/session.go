@@ -78,6 +78,11 @@ type SessionOptions struct {
 	// Provider, when set, is used instead of building one (a front-end
 	// that reported model errors first, with Provider).
 	Provider agent.Provider
+	// Resume continues a stored session by id; Continue continues the
+	// workspace's latest one. The model sees the conversation as it last
+	// did (summaries included).
+	Resume   string
+	Continue bool
 }
 
 // Session is a session with what the front-end needs beside it.
@@ -120,7 +125,11 @@ func (e *Env) NewSession(ctx context.Context, so SessionOptions) (*Session, erro
 	if maxSteps == 0 {
 		maxSteps = set.Config.MaxSteps
 	}
-	sess := agent.NewSession(agent.NewSessionID(), agent.Config{
+	id, journal, restored, err := e.openJournal(ctx, so, spec)
+	if err != nil {
+		return nil, err
+	}
+	sess := agent.NewSession(id, agent.Config{
 		Provider: prov,
 		Tools:    reg,
 		Gate:     gate,
@@ -130,6 +139,9 @@ func (e *Env) NewSession(ctx context.Context, so SessionOptions) (*Session, erro
 		HookDir:  e.firstRoot,
 
 		MaxStopContinuations: set.Config.MaxStopContinuations,
+		ContextWindow:        contextWindow(spec, set, prov),
+		Journal:              journal,
+		Restored:             restored,
 	})
 	return &Session{Session: sess, Gate: gate, Settings: set}, nil
 }

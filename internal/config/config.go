@@ -56,6 +56,16 @@ type Provider struct {
 	BaseURL string `json:"base_url,omitempty"`
 	// APIKeyEnv names the environment variable holding the key.
 	APIKeyEnv string `json:"api_key_env,omitempty"`
+	// ContextWindow is the context window, in tokens, of this provider's
+	// models (compaction keeps requests under it); 0 means known defaults.
+	ContextWindow int `json:"context_window,omitempty"`
+	// Models sets limits per model name, over ContextWindow.
+	Models map[string]ModelLimits `json:"models,omitempty"`
+}
+
+// ModelLimits are one model's settings under a provider.
+type ModelLimits struct {
+	ContextWindow int `json:"context_window,omitempty"`
 }
 
 // Dirs are the per-user folders agentls uses.
@@ -167,6 +177,17 @@ func Merge(base, over Config) Config {
 			}
 			if v.APIKeyEnv != "" {
 				p.APIKeyEnv = v.APIKeyEnv
+			}
+			if v.ContextWindow != 0 {
+				p.ContextWindow = v.ContextWindow
+			}
+			if len(v.Models) > 0 {
+				models := maps.Clone(p.Models)
+				if models == nil {
+					models = map[string]ModelLimits{}
+				}
+				maps.Copy(models, v.Models)
+				p.Models = models
 			}
 			merged[k] = p
 		}

@@ -82,6 +82,17 @@ func (c Config) Validate() error {
 			errs = append(errs, err)
 		}
 	}
+	for _, name := range slices.Sorted(mapKeys(c.Providers)) {
+		p := c.Providers[name]
+		if p.ContextWindow != 0 && p.ContextWindow < 1024 {
+			errs = append(errs, fmt.Errorf("providers.%s.context_window is %d: give the model's window in tokens (at least 1024)", name, p.ContextWindow))
+		}
+		for _, m := range slices.Sorted(mapKeys(p.Models)) {
+			if w := p.Models[m].ContextWindow; w != 0 && w < 1024 {
+				errs = append(errs, fmt.Errorf("providers.%s.models[%q].context_window is %d: give the model's window in tokens (at least 1024)", name, m, w))
+			}
+		}
+	}
 	return errors.Join(errs...)
 }
 

@@ -23,6 +23,10 @@ type AskArgs struct {
 	Prompt string          `json:"prompt"`
 	URI    string          `json:"uri,omitempty"`
 	Range  *protocol.Range `json:"range,omitempty"`
+	// SessionID continues a stored session (after a restart, say): the
+	// model sees its earlier turns. Empty continues this connection's
+	// session.
+	SessionID string `json:"sessionId,omitempty"`
 }
 
 // AskResult is what agentls.ask returns at once; the turn runs on.
@@ -70,8 +74,12 @@ func (s *Server) executeCommand(ctx context.Context, params json.RawMessage) (an
 			}
 		}
 		return s.cancelTurn(a.TurnID)
+	case CommandSessions:
+		return s.sessions(ctx)
+	case CommandCompact:
+		return s.compact(ctx)
 	}
-	return nil, jsonrpc2.Errorf(jsonrpc2.InvalidParams, "unknown command %q: agentls runs %s, %s, %s and %s", p.Command, CommandAsk, CommandCancel, CommandRevertTurn, CommandApprove)
+	return nil, jsonrpc2.Errorf(jsonrpc2.InvalidParams, "unknown command %q: agentls runs %s", p.Command, strings.Join(commands(), ", "))
 }
 
 func oneArg(args []json.RawMessage, v any) error {
@@ -88,7 +96,7 @@ func (s *Server) ask(_ context.Context, a AskArgs) (any, error) {
 	if strings.TrimSpace(a.Prompt) == "" {
 		return nil, jsonrpc2.Errorf(jsonrpc2.InvalidParams, "agentls.ask needs a non-empty \"prompt\"")
 	}
-	sess, err := s.ensureSession()
+	sess, err := s.ensureSession(a.SessionID)
 	if err != nil {
 		return nil, jsonrpc2.Errorf(jsonrpc2.InvalidRequest, "%v", err)
 	}
@@ -183,12 +191,17 @@ func (s *Server) currentSession() *agent.Session {
 
 // ensureSession creates the connection's session on first use, resolving
 // the model and mode from flags, editor options, environment and config.
-func (s *Server) ensureSession() (*agent.Session, error) {
+// resume, when it names another session than the current one, resumes
+// that stored session instead (the current one must be idle).
+func (s *Server) ensureSession(resume string) (*agent.Session, error) {
 	s.mu.Lock()
 	sess, wantConf := s.session, s.caps.Workspace.Configuration
 	s.mu.Unlock()
-	if sess != nil {
+	if sess != nil && (resume == "" || resume == sess.ID) {
 		return sess, nil
+	}
+	if sess != nil && sess.Current() != nil {
+		return nil, agent.ErrBusy
 	}
 	// Ask the client for its settings without holding s.mu: the reply is
 	// read by the loop that also delivers notifications, which take s.mu.
@@ -202,10 +215,11 @@ func (s *Server) ensureSession() (*agent.Session, error) {
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.session != nil {
+	if s.session != nil && (resume == "" || resume == s.session.ID) {
 		return s.session, nil
 	}
 	as, err := s.env.NewSession(s.base, app.SessionOptions{
+		Resume:  resume,
 		Editor:  config.Merge(s.editor, clientConf),
 		Models:  []model.Source{{Name: "the editor's initializationOptions.model", Value: s.editor.Model}},
 		Asker:   editorAsker{s},
@@ -217,8 +231,58 @@ func (s *Server) ensureSession() (*agent.Session, error) {
 	for _, w := range as.Settings.Warnings {
 		s.showMessage(s.base, 2, "agentls: "+w)
 	}
+	if s.session != nil {
+		s.session.CloseHooks()
+	}
 	s.gate, s.session = as.Gate, as.Session
 	return s.session, nil
+}
+
+// sessions lists the workspace's stored sessions (agentls.sessions), the
+// connection's current one marked.
+func (s *Server) sessions(ctx context.Context) (any, error) {
+	st, err := s.env.Store(ctx)
+	if err != nil {
+		return nil, jsonrpc2.Errorf(jsonrpc2.InvalidRequest, "%v", err)
+	}
+	roots := s.ws.Roots()
+	if len(roots) == 0 {
+		return []any{}, nil
+	}
+	list, err := st.Sessions(ctx, roots[0])
+	if err != nil {
+		return nil, err
+	}
+	cur := ""
+	if sess := s.currentSession(); sess != nil {
+		cur = sess.ID
+	}
+	out := make([]map[string]any, 0, len(list))
+	for _, si := range list {
+		out = append(out, map[string]any{"id": si.ID, "title": si.Title, "model": si.Model, "updated": si.Updated,
+			"created": si.Created, "records": si.Records, "current": si.ID == cur})
+	}
+	return out, nil
+}
+
+// compact compacts the current session's conversation now
+// (agentls.compact); what it did arrives as an agentls/event.
+func (s *Server) compact(ctx context.Context) (any, error) {
+	sess := s.currentSession()
+	if sess == nil {
+		return nil, jsonrpc2.Errorf(jsonrpc2.InvalidRequest, "no conversation to compact yet: ask something first (agentls.ask)")
+	}
+	var done agent.Event
+	err := sess.Compact(ctx, func(e agent.Event) {
+		done = e
+		if err := s.conn.Notify(s.base, "agentls/event", e); err != nil {
+			s.log.Debug("agentls/event failed", "error", err)
+		}
+	})
+	if err != nil {
+		return nil, jsonrpc2.Errorf(jsonrpc2.InvalidRequest, "%v", err)
+	}
+	return map[string]any{"sessionId": sess.ID, "message": done.Message}, nil
 }
 
 // promptWithContext adds the user's file and selection to the prompt.

@@ -102,7 +102,7 @@ func TestAskSeesUnsavedBuffer(t *testing.T) {
 			viewed = *e.Content
 		}
 	}
-	want := "turn_start text tool_call permission tool_result text turn_end"
+	want := "turn_start text_delta text tool_call permission tool_result text_delta text turn_end"
 	if got := strings.Join(types, " "); got != want {
 		t.Errorf("events = %s, want %s", got, want)
 	}
@@ -113,12 +113,13 @@ func TestAskSeesUnsavedBuffer(t *testing.T) {
 	if c := ed.Created(); len(c) != 1 {
 		t.Fatalf("progress tokens created: %v", c)
 	}
-	var kinds []string
-	report := ""
+	var kinds, reports []string
 	for _, p := range ed.Progress() {
-		kinds = append(kinds, p.Kind())
+		if k := p.Kind(); len(kinds) == 0 || kinds[len(kinds)-1] != k {
+			kinds = append(kinds, k)
+		}
 		if p.Kind() == "report" {
-			report = string(p.Value)
+			reports = append(reports, string(p.Value))
 		}
 		if p.Token != ed.Created()[0] {
 			t.Errorf("progress on token %q, created %q", p.Token, ed.Created()[0])
@@ -127,15 +128,19 @@ func TestAskSeesUnsavedBuffer(t *testing.T) {
 	if strings.Join(kinds, " ") != "begin report end" {
 		t.Errorf("progress kinds = %v", kinds)
 	}
-	if !strings.Contains(report, "view main.go") {
-		t.Errorf("progress report %s does not say what the agent does", report)
+	all := strings.Join(reports, "\n")
+	if !strings.Contains(all, "view main.go") {
+		t.Errorf("progress reports %s do not say what the agent does", all)
+	}
+	if !strings.Contains(all, "UNSAVED. Details follow.") {
+		t.Errorf("progress reports %s do not show the answer's latest words as they stream", all)
 	}
 	shows := ed.Shows()
 	if len(shows) != 1 || shows[0].Type != 3 || shows[0].Message != "agentls: The file prints UNSAVED." {
 		t.Errorf("final showMessage = %+v, want Info with the answer's first line", shows)
 	}
-	logs := ed.Logs()
-	if len(logs) < len(evs) || !strings.Contains(logs[2].Message, "view") {
+	logs := ed.Logs() // the transcript: every event but the streamed pieces
+	if len(logs) < len(evs)-2 || !strings.Contains(logs[2].Message, "view") {
 		t.Errorf("logMessage transcript = %+v", logs)
 	}
 }

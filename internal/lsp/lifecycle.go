@@ -13,7 +13,14 @@ const (
 	CommandAsk        = "agentls.ask"
 	CommandCancel     = "agentls.cancel"
 	CommandRevertTurn = "agentls.revertTurn"
+	CommandSessions   = "agentls.sessions"
+	CommandCompact    = "agentls.compact"
 )
+
+// commands are the commands the server runs, as initialize announces them.
+func commands() []string {
+	return []string{CommandAsk, CommandCancel, CommandRevertTurn, CommandApprove, CommandSessions, CommandCompact}
+}
 
 func (s *Server) initialize(_ context.Context, params json.RawMessage) (any, error) {
 	var p initializeParams
@@ -71,7 +78,7 @@ func (s *Server) initialize(_ context.Context, params json.RawMessage) (any, err
 				"save":      map[string]any{"includeText": false},
 			},
 			"executeCommandProvider": map[string]any{
-				"commands": []string{CommandAsk, CommandCancel, CommandRevertTurn, CommandApprove},
+				"commands": commands(),
 			},
 			"codeActionProvider": map[string]any{"codeActionKinds": []string{"quickfix", "refactor"}},
 			"workspace": map[string]any{

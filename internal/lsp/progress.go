@@ -68,6 +68,7 @@ func (r *turnReporter) loop() {
 		}()
 	}
 	var final agent.Event
+	recent := "" // the answer's latest words, for progress
 	for {
 		r.mu.Lock()
 		for len(r.queue) == 0 {
@@ -80,7 +81,20 @@ func (r *turnReporter) loop() {
 		if err := r.s.conn.Notify(ctx, "agentls/event", e); err != nil {
 			r.s.log.Debug("agentls/event failed", "error", err)
 		}
-		r.s.logMessage(ctx, 4, "agentls: "+e.String())
+		switch e.Type {
+		case agent.EventTextDelta, agent.EventThinkingDelta, agent.EventUsage:
+			// Streamed pieces reach the transcript whole, with the step's
+			// text event; the progress shows the latest words.
+			if e.Type == agent.EventTextDelta && progress {
+				recent = lastWords(recent+e.Text, 60)
+				r.progress(ctx, protocol.WorkDoneProgressReport{Kind: protocol.WorkDoneProgressKindReport, Message: recent})
+			}
+		default:
+			r.s.logMessage(ctx, 4, "agentls: "+e.String())
+		}
+		if e.Type == agent.EventText {
+			recent = ""
+		}
 		if progress && e.Type == agent.EventToolCall {
 			r.progress(ctx, protocol.WorkDoneProgressReport{Kind: protocol.WorkDoneProgressKindReport, Message: e.Title})
 		}
@@ -92,6 +106,21 @@ func (r *turnReporter) loop() {
 			return
 		}
 	}
+}
+
+// lastWords keeps the end of s, at most n runes on one line, cut at a
+// word.
+func lastWords(s string, n int) string {
+	s = strings.Join(strings.Fields(s), " ")
+	r := []rune(s)
+	if len(r) <= n {
+		return s
+	}
+	tail := string(r[len(r)-n:])
+	if i := strings.IndexByte(tail, ' '); i >= 0 && i < len(tail)-1 {
+		tail = tail[i+1:]
+	}
+	return "…" + tail
 }
 
 // beginProgress creates the turn's progress token and sends begin.

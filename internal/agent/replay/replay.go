@@ -5,6 +5,9 @@
 // Script format:
 //
 //	{"turns":[{"text":"…","tool_calls":[{"name":"view","input":{"file_path":"main.go"}}]},{"text":"done"}]}
+//
+// A turn with "summary": true answers the call that compacts the
+// conversation, and only that call; the others play in order.
 package replay
 
 import (
@@ -28,11 +31,16 @@ type Script struct {
 
 // Turn is one scripted model answer.
 type Turn struct {
-	Text      string `json:"text"`
-	ToolCalls []struct {
-		Name  string          `json:"name"`
-		Input json.RawMessage `json:"input"`
-	} `json:"tool_calls"`
+	Text      string     `json:"text"`
+	ToolCalls []ToolCall `json:"tool_calls,omitempty"`
+	// Summary marks the answer to a compaction's summary call.
+	Summary bool `json:"summary,omitempty"`
+}
+
+// ToolCall is one scripted tool call.
+type ToolCall struct {
+	Name  string          `json:"name"`
+	Input json.RawMessage `json:"input"`
 }
 
 // ErrExhausted is returned for a request after the script's last turn.
@@ -44,9 +52,10 @@ type Provider struct {
 	name   string
 	script Script
 
-	mu   sync.Mutex
-	next int
-	ids  int
+	mu          sync.Mutex
+	next        int // the next conversation turn to look at
+	nextSummary int // the next summary turn to look at
+	ids         int
 }
 
 // Load reads and validates a script file.
@@ -89,21 +98,40 @@ func Parse(name string, data []byte) (*Provider, error) {
 	return &Provider{name: name, script: s}, nil
 }
 
+// take returns the next turn of the kind asked for (p.mu held).
+func (p *Provider) take(summary bool) (Turn, bool) {
+	next := &p.next
+	if summary {
+		next = &p.nextSummary
+	}
+	for *next < len(p.script.Turns) {
+		t := p.script.Turns[*next]
+		*next++
+		if t.Summary == summary {
+			return t, true
+		}
+	}
+	return Turn{}, false
+}
+
 // Name implements agent.Provider.
 func (p *Provider) Name() string { return p.name }
 
 // Complete implements agent.Provider: it returns the next scripted turn.
-func (p *Provider) Complete(ctx context.Context, _ agent.Request, st agent.Stream) (agent.Response, error) {
+func (p *Provider) Complete(ctx context.Context, req agent.Request, st agent.Stream) (agent.Response, error) {
 	if err := ctx.Err(); err != nil {
 		return agent.Response{}, err
 	}
 	p.mu.Lock()
-	if p.next >= len(p.script.Turns) {
+	summary := req.Purpose == agent.PurposeCompaction
+	t, ok := p.take(summary)
+	if !ok {
 		p.mu.Unlock()
+		if summary {
+			return agent.Response{Text: "(replay: the script has no summary turn here; the earlier conversation was dropped)"}, nil
+		}
 		return agent.Response{}, fmt.Errorf("%w after %d turns", ErrExhausted, len(p.script.Turns))
 	}
-	t := p.script.Turns[p.next]
-	p.next++
 	resp := agent.Response{Text: t.Text}
 	for _, c := range t.ToolCalls {
 		p.ids++

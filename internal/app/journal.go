@@ -1,0 +1,138 @@
+package app
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+
+	"github.com/agentls/agentls/internal/agent"
+	"github.com/agentls/agentls/internal/agent/model"
+	"github.com/agentls/agentls/internal/agent/store"
+)
+
+// storeJournal writes a session's records to the history store as they
+// happen, and names the session after its first prompt.
+type storeJournal struct {
+	st   *store.Store
+	info store.SessionInfo
+
+	mu     sync.Mutex
+	titled bool
+}
+
+// Append implements agent.Journal.
+func (j *storeJournal) Append(kind string, data json.RawMessage) error {
+	ctx := context.Background()
+	if kind == agent.RecordMessage {
+		j.mu.Lock()
+		needTitle := !j.titled
+		j.mu.Unlock()
+		if needTitle {
+			var m agent.Message
+			if json.Unmarshal(data, &m) == nil && m.Role == agent.RoleUser {
+				info := j.info
+				info.Title = title(m.Content)
+				if err := j.st.SaveSession(ctx, info); err != nil {
+					return err
+				}
+				j.mu.Lock()
+				j.titled = true
+				j.mu.Unlock()
+			}
+		}
+	}
+	_, err := j.st.AppendRecord(ctx, j.info.ID, kind, string(data))
+	return err
+}
+
+// title shortens a first prompt to a session's name.
+func title(prompt string) string {
+	t := strings.Join(strings.Fields(prompt), " ")
+	if r := []rune(t); len(r) > 80 {
+		t = string(r[:80]) + "…"
+	}
+	return t
+}
+
+// ErrNoHistory is why a session cannot be resumed without the store.
+var ErrNoHistory = errors.New("sessions are kept in the history database, which is not open")
+
+// openJournal starts or resumes a session's journal: a new session is
+// registered in the store; a resumed one is read back.
+func (e *Env) openJournal(ctx context.Context, so SessionOptions, spec string) (id string, j agent.Journal, restored agent.Restored, err error) {
+	st, stErr := e.Store(ctx)
+	id = so.Resume
+	if so.Continue && id == "" {
+		if stErr != nil {
+			return "", nil, restored, fmt.Errorf("continue the last session: %w (%v)", ErrNoHistory, stErr)
+		}
+		latest, err := st.LatestSession(ctx, e.firstRoot())
+		if err != nil {
+			return "", nil, restored, fmt.Errorf("continue the last session: %w", err)
+		}
+		id = latest.ID
+	}
+	if id != "" {
+		if stErr != nil {
+			return "", nil, restored, fmt.Errorf("resume session %s: %w (%v)", id, ErrNoHistory, stErr)
+		}
+		if _, err := st.Session(ctx, id); err != nil {
+			return "", nil, restored, fmt.Errorf("resume session %s: %w: see the sessions list", id, err)
+		}
+		if restored, err = e.loadRecords(ctx, st, id); err != nil {
+			return "", nil, restored, err
+		}
+	} else {
+		id = agent.NewSessionID()
+	}
+	if stErr != nil {
+		return id, nil, restored, nil // in memory only; Gate already warned
+	}
+	info := store.SessionInfo{ID: id, Workspace: e.firstRoot(), Model: spec, Channel: so.Channel}
+	if err := st.SaveSession(ctx, info); err != nil {
+		e.app.log.Warn("the session will not be saved", "error", err)
+		return id, nil, restored, nil
+	}
+	return id, &storeJournal{st: st, info: info, titled: len(restored.History) > 0}, restored, nil
+}
+
+// loadRecords reads a stored session back into the state it was in.
+func (e *Env) loadRecords(ctx context.Context, st *store.Store, id string) (agent.Restored, error) {
+	recs, err := st.Records(ctx, id)
+	if err != nil {
+		return agent.Restored{}, fmt.Errorf("resume session %s: %w", id, err)
+	}
+	jr := make([]agent.JournalRecord, len(recs))
+	for i, r := range recs {
+		jr[i] = agent.JournalRecord{Kind: r.Kind, Data: json.RawMessage(r.Data)}
+	}
+	restored, err := agent.Restore(jr)
+	if err != nil {
+		return restored, fmt.Errorf("resume session %s: %w", id, err)
+	}
+	return restored, nil
+}
+
+// contextWindow is the model's window: a setting for the model or its
+// provider, what the provider knows, else the published figure.
+func contextWindow(spec string, set Settings, prov agent.Provider) int {
+	name, m, _ := strings.Cut(spec, ":")
+	if p, ok := set.Config.Providers[name]; ok {
+		if w := p.Models[m].ContextWindow; w > 0 {
+			return w
+		}
+		if p.ContextWindow > 0 {
+			return p.ContextWindow
+		}
+	}
+	if w, ok := prov.(agent.Windowed); ok && w.ContextWindow() > 0 {
+		return w.ContextWindow()
+	}
+	if l, ok := model.KnownLimits(m); ok {
+		return l.Window
+	}
+	return 0
+}
