@@ -30,13 +30,14 @@ func cmdSessions(ctx context.Context, args []string, stdout, stderr io.Writer) i
 	workspace := fs.String("workspace", ".", "workspace root")
 	jsonOut := fs.Bool("json", false, "print JSON (list, show, export)")
 	replayOut := fs.Bool("replay", false, "export as a replay script (--model replay:FILE plays it back)")
-	if err := fs.Parse(reorder(args)); err != nil {
+	words, err := parseInterleaved(fs, args)
+	if err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return 0
 		}
 		return 2
 	}
-	verb, rest := "list", fs.Args()
+	verb, rest := "list", words
 	if len(rest) > 0 {
 		verb, rest = rest[0], rest[1:]
 	}
@@ -126,18 +127,21 @@ func cmdSessions(ctx context.Context, args []string, stdout, stderr io.Writer) i
 	return fail(2, fmt.Errorf("unknown subcommand %q: use list, show, export or delete", verb))
 }
 
-// reorder puts flags before the subcommand's words, so
-// "export ID --replay" reads like "--replay export ID".
-func reorder(args []string) []string {
-	var flags, words []string
-	for _, a := range args {
-		if strings.HasPrefix(a, "-") {
-			flags = append(flags, a)
-		} else {
-			words = append(words, a)
+// parseInterleaved parses flags wherever they stand among the words, so
+// "export ID --replay" reads like "--replay export ID", and returns the
+// words.
+func parseInterleaved(fs *flag.FlagSet, args []string) ([]string, error) {
+	var words []string
+	for {
+		if err := fs.Parse(args); err != nil {
+			return nil, err
 		}
+		if fs.NArg() == 0 {
+			return words, nil
+		}
+		words = append(words, fs.Arg(0))
+		args = fs.Args()[1:]
 	}
-	return append(flags, words...)
 }
 
 // journalOf reads a stored session's records.

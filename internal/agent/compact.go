@@ -22,6 +22,9 @@ const (
 	elideOver = 2048
 	// keepRecent messages at the end are never elided.
 	keepRecent = 6
+	// elideTo is the share of the window elision aims for, well under
+	// compactAt, so it does not have to run again at the next step.
+	elideTo = 0.6
 	// fallbackWindow is assumed for a model whose window nobody knows.
 	fallbackWindow = 32768
 	// summaryReserve is kept free for the summary the model writes.
@@ -120,7 +123,7 @@ func (s *Session) ensureRoom(ctx context.Context, req Request, force bool, send 
 		return req, nil
 	}
 	st := CompactionStats{Before: before}
-	st.Elided = s.elide(limit, req)
+	st.Elided = s.elide(int(float64(s.window())*elideTo), req)
 	req.Messages = s.snapshot()
 	if force || s.predicted(req) > limit {
 		n, err := s.summarize(ctx, req)
@@ -142,8 +145,9 @@ func (s *Session) ensureRoom(ctx context.Context, req Request, force bool, send 
 }
 
 // elide cuts large tool results outside the latest messages until the
-// request fits, oldest first. The journal keeps their full text.
-func (s *Session) elide(limit int, req Request) int {
+// request is under target, oldest first. The journal keeps their full
+// text.
+func (s *Session) elide(target int, req Request) int {
 	n := 0
 	for {
 		s.mu.Lock()
@@ -166,7 +170,7 @@ func (s *Session) elide(limit int, req Request) int {
 		s.journal(RecordElision, elisionRecord{Index: idx, Content: cut})
 		n++
 		req.Messages = s.snapshot()
-		if s.predicted(req) <= limit {
+		if s.predicted(req) <= target {
 			return n
 		}
 	}

@@ -3,6 +3,7 @@ package lsp_test
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -468,5 +469,73 @@ func TestCodeActions(t *testing.T) {
 	params["context"] = map[string]any{"diagnostics": []any{}}
 	if _, err := ed.Conn().Call(ctx, "textDocument/codeAction", params, &actions); err != nil || len(actions) != 0 {
 		t.Errorf("empty range: %+v %v", actions, err)
+	}
+}
+
+// TestSessionSurvivesARestart: the person asks, the editor restarts the
+// server, and an ask with the old sessionId gives the model the earlier
+// turns; agentls.sessions lists the session.
+func TestSessionSurvivesARestart(t *testing.T) {
+	ctx := ctxT(t)
+	dataDir := t.TempDir()
+	prov := &recordingProvider{}
+	withStore := func(o *fake.Options) { o.Server.DataDir = dataDir }
+	ed, root := setup(t, map[string]string{"a.go": "package a\n"}, prov, withStore)
+	first, err := ed.Ask(ctx, lsp.AskArgs{Prompt: "the password is PELICAN"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ed.WaitTurnEnd(ctx, first.TurnID); err != nil {
+		t.Fatal(err)
+	}
+	if err := ed.Shutdown(ctx); err != nil {
+		t.Fatal(err)
+	}
+
+	// A new server process, the same data directory and folder.
+	prov2 := &recordingProvider{}
+	ctx2, cancel := context.WithCancel(ctx)
+	defer cancel()
+	opts := fake.Options{Roots: []string{root}}
+	opts.Server.NewProvider = func(string, string) (agent.Provider, error) { return prov2, nil }
+	opts.Server.ModelFlag = prov2.Name()
+	opts.Server.Getenv = func(string) string { return "" }
+	opts.Server.DataDir = dataDir
+	ed2 := fake.Connect(ctx2, opts)
+	if _, err := ed2.Initialize(ctx2); err != nil {
+		t.Fatal(err)
+	}
+	var list []map[string]any
+	raw, err := ed2.ExecuteCommand(ctx2, lsp.CommandSessions, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(raw, &list); err != nil {
+		t.Fatal(err)
+	}
+	if len(list) != 1 || list[0]["id"] != first.SessionID || !strings.Contains(fmt.Sprint(list[0]["title"]), "PELICAN") {
+		t.Errorf("agentls.sessions = %v, want the first session", list)
+	}
+	again, err := ed2.Ask(ctx2, lsp.AskArgs{Prompt: "what is the password?", SessionID: first.SessionID})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ed2.WaitTurnEnd(ctx2, again.TurnID); err != nil {
+		t.Fatal(err)
+	}
+	if again.SessionID != first.SessionID || again.TurnID == first.TurnID {
+		t.Errorf("resumed ask = %+v, first %+v: want the same session, a new turn", again, first)
+	}
+	prov2.mu.Lock()
+	defer prov2.mu.Unlock()
+	if len(prov2.reqs) != 1 {
+		t.Fatalf("model got %d requests", len(prov2.reqs))
+	}
+	var seen []string
+	for _, m := range prov2.reqs[0].Messages {
+		seen = append(seen, string(m.Role)+": "+m.Content)
+	}
+	if got := strings.Join(seen, " | "); !strings.Contains(got, "PELICAN") || !strings.Contains(got, "assistant: ok") {
+		t.Errorf("after the restart the model saw %q, want the earlier turn", got)
 	}
 }
