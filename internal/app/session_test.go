@@ -291,4 +291,3 @@ func TestResumeGivesTheModelItsConversation(t *testing.T) {
 		t.Error("resuming an unknown session worked")
 	}
 }
-
