@@ -245,14 +245,15 @@ func (s *inputSchema) explain(err error) error {
 	}
 	msg := wholeFloat.ReplaceAllString(intRat.ReplaceAllString(err.Error(), "$1"), "$1")
 	node, path := s.schema, ""
-	for seg := range strings.SplitSeq(strings.TrimPrefix(pointer, "/"), "/") {
-		switch {
-		case node == nil || seg == "" || seg == "root":
-		case seg == "items":
+	segs := strings.Split(strings.TrimPrefix(pointer, "/"), "/")
+	for i := 0; i < len(segs) && node != nil; i++ {
+		switch segs[i] {
+		case "items":
 			node, path = node.Items, path+"[]"
-		case seg == "properties":
-		default:
-			node, path = node.Properties[seg], strings.TrimPrefix(path+"."+seg, ".")
+		case "properties":
+			if i++; i < len(segs) {
+				node, path = node.Properties[segs[i]], strings.TrimPrefix(path+"."+segs[i], ".")
+			}
 		}
 	}
 	if strings.HasPrefix(msg, "unexpected additional properties") && node != nil {

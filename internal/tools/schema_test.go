@@ -357,6 +357,7 @@ func TestValidateInputOtherSchemas(t *testing.T) {
 		{string(schema), `{"path":"a","extra":1}`, ""}, // additional properties allowed here
 		{string(schema), `{"path":3}`, `path: type: 3 has type "integer", want "string"`},
 		{string(schema), `{}`, `missing properties: ["path"]`},
+		{`{"type":"object","properties":{"items":{"type":"array","items":{"type":"string"}}}}`, `{"items":[1]}`, `items[]: type: 1 has type "integer", want "string"`},
 		{`{`, `{}`, "not a JSON schema"},
 		{`{"$ref":"#/$defs/x"}`, `{}`, "does not resolve"},
 	}
