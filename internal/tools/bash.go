@@ -26,26 +26,15 @@ const (
 	bashBackgroundProbe = time.Second
 )
 
-const bashSchema = `{
-  "type": "object",
-  "properties": {
-    "command": {"type": "string", "description": "The shell command to run."},
-    "description": {"type": "string", "description": "What the command does, in 5-10 words."},
-    "working_dir": {"type": "string", "description": "Folder to run in, inside a workspace folder. Default: the first workspace folder."},
-    "run_in_background": {"type": "boolean", "description": "Start as a background job at once and return its id (servers, watchers)."},
-    "auto_background_after": {"type": "integer", "minimum": 1, "description": "Seconds before a still-running command moves to the background. Default 60."}
-  },
-  "required": ["command"],
-  "additionalProperties": false
-}`
-
 type bashInput struct {
-	Command             string `json:"command"`
-	Description         string `json:"description"`
-	WorkingDir          string `json:"working_dir"`
-	RunInBackground     bool   `json:"run_in_background"`
-	AutoBackgroundAfter int    `json:"auto_background_after"`
+	Command             string `json:"command" jsonschema:"The shell command to run."`
+	Description         string `json:"description,omitempty" jsonschema:"What the command does, in 5-10 words."`
+	WorkingDir          string `json:"working_dir,omitempty" jsonschema:"Folder to run in, inside a workspace folder. Default: the first workspace folder."`
+	RunInBackground     bool   `json:"run_in_background,omitempty" jsonschema:"Start as a background job at once and return its id (servers, watchers)."`
+	AutoBackgroundAfter int    `json:"auto_background_after,omitempty" schema:"minimum=1" jsonschema:"Seconds before a still-running command moves to the background. Default 60."`
 }
+
+var bashSchema = schemaFor[bashInput]()
 
 // BashTool runs shell commands through the embedded interpreter. The
 // command is judged from its parsed words (tools/shell), never from the
@@ -58,13 +47,13 @@ func NewBashTool(env *ShellEnv) *BashTool { return &BashTool{env: env} }
 // Spec describes bash: capability shell.exec, not read-only as a tool (a
 // call is read-only only when the judge says so).
 func (t *BashTool) Spec() Spec {
-	return Spec{Name: "bash", Description: bashDescription, Schema: []byte(bashSchema),
+	return Spec{Name: "bash", Description: bashDescription, Schema: bashSchema().JSON,
 		Capability: "shell.exec", Action: permission.ActionExecute}
 }
 
 func (t *BashTool) parse(call Call) (bashInput, string, error) {
 	var in bashInput
-	if err := DecodeInput(call, "bash", &in); err != nil {
+	if err := bashSchema().decode(call, "bash", &in); err != nil {
 		return in, "", err
 	}
 	if strings.TrimSpace(in.Command) == "" {

@@ -115,7 +115,7 @@ func TestWritesRaceFolderSwappedForLink(t *testing.T) {
 		} else {
 			callTool(t, view, viewInput{FilePath: "dir/e.txt"})
 			line := fmt.Sprintf("edit %d", i)
-			res = callTool(t, edit, editInput{FilePath: "dir/e.txt", editEntry: editEntry{OldString: "end", NewString: line + "\nend"}})
+			res = callTool(t, edit, editInput{FilePath: "dir/e.txt", OldString: "end", NewString: line + "\nend"})
 			if !res.IsError {
 				edited = append(edited, line)
 			}

@@ -60,7 +60,7 @@ func TestHardLinkedFileCountsAsOutside(t *testing.T) {
 				input any
 			}{
 				{NewWriteTool(ws), writeInput{FilePath: name, Content: "overwritten\n"}},
-				{NewEditTool(ws), editInput{FilePath: name, editEntry: editEntry{OldString: "e", NewString: "E"}}},
+				{NewEditTool(ws), editInput{FilePath: name, OldString: "e", NewString: "E"}},
 				{NewMultiEditTool(ws), multieditInput{FilePath: name, Edits: []editEntry{{OldString: "e", NewString: "E"}}}},
 			} {
 				req, err := describeTool(t, tc.tool, tc.input)
@@ -142,8 +142,8 @@ func TestLinkedFolderLeadingOutIsOutside(t *testing.T) {
 		{NewWriteTool(ws), writeInput{FilePath: "up/new.txt", Content: "x"}},
 		{NewWriteTool(ws), writeInput{FilePath: "dangling.txt", Content: "x"}},
 		{NewWriteTool(ws), writeInput{FilePath: "ext/sub/new.txt", Content: "x"}},
-		{NewEditTool(ws), editInput{FilePath: "ext/secret.txt", editEntry: editEntry{OldString: "top", NewString: "no"}}},
-		{NewEditTool(ws), editInput{FilePath: "ext/new.txt", editEntry: editEntry{NewString: "x"}}},
+		{NewEditTool(ws), editInput{FilePath: "ext/secret.txt", OldString: "top", NewString: "no"}},
+		{NewEditTool(ws), editInput{FilePath: "ext/new.txt", NewString: "x"}},
 		{NewMultiEditTool(ws), multieditInput{FilePath: "ext/secret.txt", Edits: []editEntry{{OldString: "top", NewString: "no"}}}},
 	}
 	for _, tc := range writes {

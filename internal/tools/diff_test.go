@@ -19,7 +19,7 @@ func TestLineDiffRoundTrip(t *testing.T) {
 	for i := 0; i < 3000; i++ {
 		a, b := gen(), gen()
 		edits := LineDiff(a, b)
-		if got := ApplyLineEdits(a, edits); got != b {
+		if got := applyLineEdits(a, edits); got != b {
 			t.Fatalf("LineDiff(%q, %q) = %+v applies to %q", a, b, edits, got)
 		}
 		for j := 1; j < len(edits); j++ {
@@ -28,6 +28,26 @@ func TestLineDiffRoundTrip(t *testing.T) {
 			}
 		}
 	}
+}
+
+// applyLineEdits applies edits to a.
+func applyLineEdits(a string, edits []LineEdit) string {
+	al := SplitLines(a)
+	var b strings.Builder
+	pos := 0
+	for _, e := range edits {
+		for ; pos < e.OldStart; pos++ {
+			b.WriteString(al[pos])
+		}
+		for _, l := range e.New {
+			b.WriteString(l)
+		}
+		pos = e.OldEnd
+	}
+	for ; pos < len(al); pos++ {
+		b.WriteString(al[pos])
+	}
+	return b.String()
 }
 
 func TestLineDiffIsMinimalForOneLine(t *testing.T) {
@@ -62,6 +82,28 @@ func TestUnifiedDiff(t *testing.T) {
 `
 	if text != want || added != 2 || removed != 1 {
 		t.Errorf("diff (+%d -%d):\n%s\nwant:\n%s", added, removed, text, want)
+	}
+}
+
+// The edge cases a file change meets: a new file, emptied content, a
+// one-line file, a CRLF file (shown without its "\r"), no change.
+func TestUnifiedDiffShapes(t *testing.T) {
+	tests := []struct {
+		name, a, b, want string
+		added, removed   int
+	}{
+		{"new file", "", "x\ny\n", "--- a/f\n+++ b/f\n@@ -0,0 +1,2 @@\n+x\n+y\n", 2, 0},
+		{"emptied", "x\ny\n", "", "--- a/f\n+++ b/f\n@@ -1,2 +0,0 @@\n-x\n-y\n", 0, 2},
+		{"one line", "Hello\n", "Bye\n", "--- a/f\n+++ b/f\n@@ -1 +1 @@\n-Hello\n+Bye\n", 1, 1},
+		{"crlf", "a\r\nb\r\n", "a\r\nB\r\n", "--- a/f\n+++ b/f\n@@ -1,2 +1,2 @@\n a\n-b\n+B\n", 1, 1},
+		{"final newline added", "a", "a\n", "--- a/f\n+++ b/f\n@@ -1 +1 @@\n-a\n\\ No newline at end of file\n+a\n", 1, 1},
+		{"unchanged", "a\n", "a\n", "", 0, 0},
+	}
+	for _, tt := range tests {
+		text, added, removed := UnifiedDiff("f", tt.a, tt.b)
+		if text != tt.want || added != tt.added || removed != tt.removed {
+			t.Errorf("%s: diff (+%d -%d):\n%s\nwant (+%d -%d):\n%s", tt.name, added, removed, text, tt.added, tt.removed, tt.want)
+		}
 	}
 }
 

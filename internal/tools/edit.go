@@ -17,55 +17,28 @@ var editDescription string
 //go:embed multiedit.md
 var multieditDescription string
 
-const editSchema = `{
-  "type": "object",
-  "properties": {
-    "file_path": {"type": "string", "description": "File to change: relative to the first workspace folder, or absolute."},
-    "old_string": {"type": "string", "description": "Exact text to replace (empty: create the file)."},
-    "new_string": {"type": "string", "description": "Replacement text."},
-    "replace_all": {"type": "boolean", "description": "Replace every occurrence instead of requiring exactly one."}
-  },
-  "required": ["file_path", "old_string", "new_string"],
-  "additionalProperties": false
-}`
-
-const multieditSchema = `{
-  "type": "object",
-  "properties": {
-    "file_path": {"type": "string", "description": "File to change: relative to the first workspace folder, or absolute."},
-    "edits": {
-      "type": "array", "minItems": 1,
-      "items": {
-        "type": "object",
-        "properties": {
-          "old_string": {"type": "string"},
-          "new_string": {"type": "string"},
-          "replace_all": {"type": "boolean"}
-        },
-        "required": ["old_string", "new_string"],
-        "additionalProperties": false
-      }
-    }
-  },
-  "required": ["file_path", "edits"],
-  "additionalProperties": false
-}`
-
 type editEntry struct {
 	OldString  string `json:"old_string"`
 	NewString  string `json:"new_string"`
-	ReplaceAll bool   `json:"replace_all"`
+	ReplaceAll bool   `json:"replace_all,omitempty"`
 }
 
 type editInput struct {
-	FilePath string `json:"file_path"`
-	editEntry
+	FilePath   string `json:"file_path" jsonschema:"File to change: relative to the first workspace folder, or absolute."`
+	OldString  string `json:"old_string" jsonschema:"Exact text to replace (empty: create the file)."`
+	NewString  string `json:"new_string" jsonschema:"Replacement text."`
+	ReplaceAll bool   `json:"replace_all,omitempty" jsonschema:"Replace every occurrence instead of requiring exactly one."`
 }
 
 type multieditInput struct {
-	FilePath string      `json:"file_path"`
-	Edits    []editEntry `json:"edits"`
+	FilePath string      `json:"file_path" jsonschema:"File to change: relative to the first workspace folder, or absolute."`
+	Edits    []editEntry `json:"edits" schema:"minItems=1"`
 }
+
+var (
+	editSchema      = schemaFor[editInput]()
+	multieditSchema = schemaFor[multieditInput]()
+)
 
 // EditTool replaces text in a file, tolerating the whitespace mistakes
 // models make (tools/editmatch) and never editing a version the agent has
@@ -77,7 +50,7 @@ func NewEditTool(ws *Workspace) *EditTool { return &EditTool{ws: ws} }
 
 // Spec describes edit: capability fs.edit, action write.
 func (t *EditTool) Spec() Spec {
-	return Spec{Name: "edit", Description: editDescription, Schema: []byte(editSchema), Capability: "fs.edit", Action: permission.ActionWrite}
+	return Spec{Name: "edit", Description: editDescription, Schema: editSchema().JSON, Capability: "fs.edit", Action: permission.ActionWrite}
 }
 
 // MultiEditTool applies several edits to one file, all or nothing.
@@ -88,20 +61,20 @@ func NewMultiEditTool(ws *Workspace) *MultiEditTool { return &MultiEditTool{ws: 
 
 // Spec describes multiedit: capability fs.edit, action write.
 func (t *MultiEditTool) Spec() Spec {
-	return Spec{Name: "multiedit", Description: multieditDescription, Schema: []byte(multieditSchema), Capability: "fs.edit", Action: permission.ActionWrite}
+	return Spec{Name: "multiedit", Description: multieditDescription, Schema: multieditSchema().JSON, Capability: "fs.edit", Action: permission.ActionWrite}
 }
 
 func (t *EditTool) plan(call Call) (plan, string, error) {
 	var in editInput
-	if err := DecodeInput(call, "edit", &in); err != nil {
+	if err := editSchema().decode(call, "edit", &in); err != nil {
 		return plan{}, "", err
 	}
-	return planEdits(t.ws, call, "edit", in.FilePath, []editEntry{in.editEntry})
+	return planEdits(t.ws, call, "edit", in.FilePath, []editEntry{{OldString: in.OldString, NewString: in.NewString, ReplaceAll: in.ReplaceAll}})
 }
 
 func (t *MultiEditTool) plan(call Call) (plan, string, error) {
 	var in multieditInput
-	if err := DecodeInput(call, "multiedit", &in); err != nil {
+	if err := multieditSchema().decode(call, "multiedit", &in); err != nil {
 		return plan{}, "", err
 	}
 	if len(in.Edits) == 0 {

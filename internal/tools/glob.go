@@ -20,20 +20,12 @@ var globDescription string
 // globMaxResults caps the paths returned by one glob.
 const globMaxResults = 100
 
-const globSchema = `{
-  "type": "object",
-  "properties": {
-    "pattern": {"type": "string", "description": "Glob pattern matched against file paths relative to path, e.g. \"**/*.go\", \"src/**/*.{ts,tsx}\", \"*.md\" (top level only)."},
-    "path": {"type": "string", "description": "Folder to search: relative to the first workspace folder, or absolute. Default: the first workspace folder."}
-  },
-  "required": ["pattern"],
-  "additionalProperties": false
-}`
-
 type globInput struct {
-	Pattern string `json:"pattern"`
-	Path    string `json:"path"`
+	Pattern string `json:"pattern" jsonschema:"Glob pattern matched against file paths relative to path, e.g. \"**/*.go\", \"src/**/*.{ts,tsx}\", \"*.md\" (top level only)."`
+	Path    string `json:"path,omitempty" jsonschema:"Folder to search: relative to the first workspace folder, or absolute. Default: the first workspace folder."`
 }
+
+var globSchema = schemaFor[globInput]()
 
 // GlobTool finds files by path pattern, newest first, so the model can
 // locate files by name without listing whole trees.
@@ -46,7 +38,7 @@ func NewGlobTool(ws *Workspace) *GlobTool { return &GlobTool{ws: ws} }
 
 // Spec describes glob: capability fs.glob, read-only.
 func (t *GlobTool) Spec() Spec {
-	return readSpec("glob", globDescription, globSchema, "fs.glob")
+	return readSpec("glob", globDescription, globSchema(), "fs.glob")
 }
 
 // globQuery is a parsed glob call: search names the folder the model
@@ -61,7 +53,7 @@ type globQuery struct {
 
 func (t *GlobTool) parse(call Call) (globQuery, error) {
 	var q globQuery
-	if err := DecodeInput(call, "glob", &q.in); err != nil {
+	if err := globSchema().decode(call, "glob", &q.in); err != nil {
 		return q, err
 	}
 	pattern, path := q.in.Pattern, q.in.Path

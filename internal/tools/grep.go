@@ -28,24 +28,14 @@ const (
 	grepLeadContext = 100
 )
 
-const grepSchema = `{
-  "type": "object",
-  "properties": {
-    "pattern": {"type": "string", "description": "Go (RE2) regular expression matched against each line, e.g. \"func \\\\w+Handler\" or \"(?i)todo\"; plain text when literal_text is true."},
-    "path": {"type": "string", "description": "Folder or file to search: relative to the first workspace folder, or absolute. Default: the first workspace folder."},
-    "include": {"type": "string", "description": "Glob on file names to search, e.g. \"*.go\" or \"*.{ts,tsx}\"; with a / it matches the path relative to path, e.g. \"src/**/*.go\"."},
-    "literal_text": {"type": "boolean", "description": "Treat pattern as plain text, not a regular expression. Default false."}
-  },
-  "required": ["pattern"],
-  "additionalProperties": false
-}`
-
 type grepInput struct {
-	Pattern     string `json:"pattern"`
-	Path        string `json:"path"`
-	Include     string `json:"include"`
-	LiteralText bool   `json:"literal_text"`
+	Pattern     string `json:"pattern" jsonschema:"Go (RE2) regular expression matched against each line, e.g. \"func \\\\w+Handler\" or \"(?i)todo\"; plain text when literal_text is true."`
+	Path        string `json:"path,omitempty" jsonschema:"Folder or file to search: relative to the first workspace folder, or absolute. Default: the first workspace folder."`
+	Include     string `json:"include,omitempty" jsonschema:"Glob on file names to search, e.g. \"*.go\" or \"*.{ts,tsx}\"; with a / it matches the path relative to path, e.g. \"src/**/*.go\"."`
+	LiteralText bool   `json:"literal_text,omitempty" jsonschema:"Treat pattern as plain text, not a regular expression. Default false."`
 }
+
+var grepSchema = schemaFor[grepInput]()
 
 // GrepTool searches file contents line by line. It reads through the
 // workspace overlay, so matches and line numbers agree with what view
@@ -59,12 +49,12 @@ func NewGrepTool(ws *Workspace) *GrepTool { return &GrepTool{ws: ws} }
 
 // Spec describes grep: capability fs.grep, read-only.
 func (t *GrepTool) Spec() Spec {
-	return readSpec("grep", grepDescription, grepSchema, "fs.grep")
+	return readSpec("grep", grepDescription, grepSchema(), "fs.grep")
 }
 
 func (t *GrepTool) parse(call Call) (grepInput, string, *regexp.Regexp, error) {
 	var in grepInput
-	if err := DecodeInput(call, "grep", &in); err != nil {
+	if err := grepSchema().decode(call, "grep", &in); err != nil {
 		return in, "", nil, err
 	}
 	if in.Pattern == "" {

@@ -21,27 +21,20 @@ var jobKillDescription string
 // jobMaxWait bounds a job_output wait so a turn never hangs on a job.
 const jobMaxWait = 60 * time.Second
 
-const jobOutputSchema = `{
-  "type": "object",
-  "properties": {
-    "shell_id": {"type": "string", "description": "The job id bash returned, e.g. shell-1."},
-    "wait": {"type": ["boolean", "integer"], "description": "true: wait up to 60 s for the job to finish; a number: wait that many seconds."}
-  },
-  "required": ["shell_id"],
-  "additionalProperties": false
-}`
-
-const jobKillSchema = `{
-  "type": "object",
-  "properties": {"shell_id": {"type": "string", "description": "The job id bash returned, e.g. shell-1."}},
-  "required": ["shell_id"],
-  "additionalProperties": false
-}`
+// jobKillInput is job_kill's input; job_output's adds wait.
+type jobKillInput struct {
+	ShellID string `json:"shell_id" jsonschema:"The job id bash returned, e.g. shell-1."`
+}
 
 type jobInput struct {
-	ShellID string          `json:"shell_id"`
-	Wait    json.RawMessage `json:"wait"`
+	jobKillInput
+	Wait json.RawMessage `json:"wait,omitempty" schema:"type=boolean|integer,minimum=0" jsonschema:"true: wait up to 60 s for the job to finish; a number: wait that many seconds."`
 }
+
+var (
+	jobOutputSchema = schemaFor[jobInput]()
+	jobKillSchema   = schemaFor[jobKillInput]()
+)
 
 func (in jobInput) wait() (time.Duration, error) {
 	if len(in.Wait) == 0 || string(in.Wait) == "null" || string(in.Wait) == "false" {
@@ -57,8 +50,8 @@ func (in jobInput) wait() (time.Duration, error) {
 	return min(time.Duration(secs*float64(time.Second)), jobMaxWait), nil
 }
 
-func jobSpec(name, desc, schema string) Spec {
-	return Spec{Name: name, Description: desc, Schema: []byte(schema), Capability: "shell.jobs", Action: permission.ActionExecute, ReadOnly: true}
+func jobSpec(name, desc string, schema *inputSchema) Spec {
+	return Spec{Name: name, Description: desc, Schema: schema.JSON, Capability: "shell.jobs", Action: permission.ActionExecute, ReadOnly: true}
 }
 
 func jobRequest(name string) permission.Request {
@@ -66,9 +59,9 @@ func jobRequest(name string) permission.Request {
 		Summary: "agentls wants to manage its background jobs"}
 }
 
-func parseJob(call Call, name string) (jobInput, error) {
+func parseJob(call Call, name string, schema *inputSchema) (jobInput, error) {
 	var in jobInput
-	if err := DecodeInput(call, name, &in); err != nil {
+	if err := schema.decode(call, name, &in); err != nil {
 		return in, err
 	}
 	if in.ShellID == "" {
@@ -86,12 +79,12 @@ func NewJobOutputTool(env *ShellEnv) *JobOutputTool { return &JobOutputTool{env:
 
 // Spec describes job_output: capability shell.jobs, read-only.
 func (t *JobOutputTool) Spec() Spec {
-	return jobSpec("job_output", jobOutputDescription, jobOutputSchema)
+	return jobSpec("job_output", jobOutputDescription, jobOutputSchema())
 }
 
 // Describe validates the input.
 func (t *JobOutputTool) Describe(_ context.Context, call Call) (permission.Request, error) {
-	in, err := parseJob(call, "job_output")
+	in, err := parseJob(call, "job_output", jobOutputSchema())
 	if err != nil {
 		return permission.Request{}, err
 	}
@@ -103,7 +96,7 @@ func (t *JobOutputTool) Describe(_ context.Context, call Call) (permission.Reque
 
 // Run returns the job's new output and state.
 func (t *JobOutputTool) Run(ctx context.Context, call Call) (Result, error) {
-	in, err := parseJob(call, "job_output")
+	in, err := parseJob(call, "job_output", jobOutputSchema())
 	if err != nil {
 		return Errorf("%v", err), nil
 	}
@@ -147,11 +140,11 @@ func NewJobKillTool(env *ShellEnv) *JobKillTool { return &JobKillTool{env: env} 
 
 // Spec describes job_kill: capability shell.jobs, read-only (it only ends
 // what the session started).
-func (t *JobKillTool) Spec() Spec { return jobSpec("job_kill", jobKillDescription, jobKillSchema) }
+func (t *JobKillTool) Spec() Spec { return jobSpec("job_kill", jobKillDescription, jobKillSchema()) }
 
 // Describe validates the input.
 func (t *JobKillTool) Describe(_ context.Context, call Call) (permission.Request, error) {
-	if _, err := parseJob(call, "job_kill"); err != nil {
+	if _, err := parseJob(call, "job_kill", jobKillSchema()); err != nil {
 		return permission.Request{}, err
 	}
 	return jobRequest("job_kill"), nil
@@ -159,7 +152,7 @@ func (t *JobKillTool) Describe(_ context.Context, call Call) (permission.Request
 
 // Run kills the job.
 func (t *JobKillTool) Run(_ context.Context, call Call) (Result, error) {
-	in, err := parseJob(call, "job_kill")
+	in, err := parseJob(call, "job_kill", jobKillSchema())
 	if err != nil {
 		return Errorf("%v", err), nil
 	}

@@ -15,19 +15,12 @@ var lsDescription string
 // lsMaxEntries caps a listing so one call cannot flood the context.
 const lsMaxEntries = 1000
 
-const lsSchema = `{
-  "type": "object",
-  "properties": {
-    "path": {"type": "string", "description": "Folder to list: relative to the first workspace folder, or absolute. Default: the first workspace folder."},
-    "ignore": {"type": "array", "items": {"type": "string"}, "description": "Extra .gitignore-style patterns to leave out, relative to path, e.g. [\"*.log\", \"testdata/\", \"docs/gen\"]."}
-  },
-  "additionalProperties": false
-}`
-
 type lsInput struct {
-	Path   string   `json:"path"`
-	Ignore []string `json:"ignore"`
+	Path   string   `json:"path,omitempty" jsonschema:"Folder to list: relative to the first workspace folder, or absolute. Default: the first workspace folder."`
+	Ignore []string `json:"ignore,omitempty" jsonschema:"Extra .gitignore-style patterns to leave out, relative to path, e.g. [\"*.log\", \"testdata/\", \"docs/gen\"]."`
 }
+
+var lsSchema = schemaFor[lsInput]()
 
 // LSTool lists a folder as a tree, leaving out what .gitignore hides, so
 // the model can learn a project's layout in one call.
@@ -40,12 +33,12 @@ func NewLSTool(ws *Workspace) *LSTool { return &LSTool{ws: ws} }
 
 // Spec describes ls: capability fs.list, read-only.
 func (t *LSTool) Spec() Spec {
-	return readSpec("ls", lsDescription, lsSchema, "fs.list")
+	return readSpec("ls", lsDescription, lsSchema(), "fs.list")
 }
 
 func (t *LSTool) parse(call Call) (lsInput, string, *ignoreList, error) {
 	var in lsInput
-	if err := DecodeInput(call, "ls", &in); err != nil {
+	if err := lsSchema().decode(call, "ls", &in); err != nil {
 		return in, "", nil, err
 	}
 	abs, err := target(t.ws, in.Path, "path", true)

@@ -13,19 +13,12 @@ import (
 //go:embed lsp_call_hierarchy.md
 var lspCallHierarchyDescription string
 
-const lspCallHierarchySchema = `{
-  "type": "object",
-  "properties": {
-    ` + lspPosSchemaProps + `,
-    "direction": {"type": "string", "enum": ["incoming", "outgoing"], "description": "incoming: who calls it (default); outgoing: what it calls."}
-  },
-  "additionalProperties": false
-}`
-
 type lspCallHierarchyInput struct {
 	lspPosInput
-	Direction string `json:"direction"`
+	Direction string `json:"direction,omitempty" schema:"enum=incoming|outgoing" jsonschema:"incoming: who calls it (default); outgoing: what it calls."`
 }
+
+var lspCallHierarchySchema = schemaFor[lspCallHierarchyInput]()
 
 const (
 	lspCallsLimit = 60
@@ -43,12 +36,12 @@ func NewLSPCallHierarchyTool(env *LSPEnv) *LSPCallHierarchyTool {
 // Spec describes lsp_call_hierarchy: capability lsp.call_hierarchy,
 // read-only.
 func (t *LSPCallHierarchyTool) Spec() Spec {
-	return readSpec("lsp_call_hierarchy", lspCallHierarchyDescription, lspCallHierarchySchema, "lsp.call_hierarchy")
+	return readSpec("lsp_call_hierarchy", lspCallHierarchyDescription, lspCallHierarchySchema(), "lsp.call_hierarchy")
 }
 
 func (t *LSPCallHierarchyTool) parse(call Call) (lspCallHierarchyInput, string, error) {
 	var in lspCallHierarchyInput
-	if err := DecodeInput(call, "lsp_call_hierarchy", &in); err != nil {
+	if err := lspCallHierarchySchema().decode(call, "lsp_call_hierarchy", &in); err != nil {
 		return in, "", err
 	}
 	switch in.Direction {

@@ -11,13 +11,7 @@ import (
 //go:embed lsp_definition.md
 var lspDefinitionDescription string
 
-const lspDefinitionSchema = `{
-  "type": "object",
-  "properties": {
-    ` + lspPosSchemaProps + `
-  },
-  "additionalProperties": false
-}`
+var lspDefinitionSchema = schemaFor[lspPosInput]()
 
 // LSPDefinitionTool finds where a symbol is defined.
 type LSPDefinitionTool struct{ env *LSPEnv }
@@ -27,12 +21,12 @@ func NewLSPDefinitionTool(env *LSPEnv) *LSPDefinitionTool { return &LSPDefinitio
 
 // Spec describes lsp_definition: capability lsp.definition, read-only.
 func (t *LSPDefinitionTool) Spec() Spec {
-	return readSpec("lsp_definition", lspDefinitionDescription, lspDefinitionSchema, "lsp.definition")
+	return readSpec("lsp_definition", lspDefinitionDescription, lspDefinitionSchema(), "lsp.definition")
 }
 
 func (t *LSPDefinitionTool) parse(call Call) (lspPosInput, string, error) {
 	var in lspPosInput
-	if err := DecodeInput(call, "lsp_definition", &in); err != nil {
+	if err := lspDefinitionSchema().decode(call, "lsp_definition", &in); err != nil {
 		return in, "", err
 	}
 	if err := in.validate("lsp_definition"); err != nil {

@@ -16,17 +16,11 @@ import (
 //go:embed lsp_diagnostics.md
 var lspDiagnosticsDescription string
 
-const lspDiagnosticsSchema = `{
-  "type": "object",
-  "properties": {
-    "file_path": {"type": "string", "description": "File to check: relative to the first workspace folder, or absolute. Default: a summary of the workspace."}
-  },
-  "additionalProperties": false
-}`
-
 type lspDiagnosticsInput struct {
-	FilePath string `json:"file_path"`
+	FilePath string `json:"file_path,omitempty" jsonschema:"File to check: relative to the first workspace folder, or absolute. Default: a summary of the workspace."`
 }
+
+var lspDiagnosticsSchema = schemaFor[lspDiagnosticsInput]()
 
 const (
 	lspDiagLimit        = 100
@@ -43,12 +37,12 @@ func NewLSPDiagnosticsTool(env *LSPEnv) *LSPDiagnosticsTool { return &LSPDiagnos
 
 // Spec describes lsp_diagnostics: capability lsp.diagnostics, read-only.
 func (t *LSPDiagnosticsTool) Spec() Spec {
-	return readSpec("lsp_diagnostics", lspDiagnosticsDescription, lspDiagnosticsSchema, "lsp.diagnostics")
+	return readSpec("lsp_diagnostics", lspDiagnosticsDescription, lspDiagnosticsSchema(), "lsp.diagnostics")
 }
 
 func (t *LSPDiagnosticsTool) parse(call Call) (lspDiagnosticsInput, string, error) {
 	var in lspDiagnosticsInput
-	if err := DecodeInput(call, "lsp_diagnostics", &in); err != nil {
+	if err := lspDiagnosticsSchema().decode(call, "lsp_diagnostics", &in); err != nil {
 		return in, "", err
 	}
 	abs, err := t.env.pathArg(in.FilePath)

@@ -11,19 +11,12 @@ import (
 //go:embed lsp_references.md
 var lspReferencesDescription string
 
-const lspReferencesSchema = `{
-  "type": "object",
-  "properties": {
-    ` + lspPosSchemaProps + `,
-    "include_declaration": {"type": "boolean", "description": "List the declaration too. Default true."}
-  },
-  "additionalProperties": false
-}`
-
 type lspReferencesInput struct {
 	lspPosInput
-	IncludeDeclaration *bool `json:"include_declaration"`
+	IncludeDeclaration *bool `json:"include_declaration,omitempty" jsonschema:"List the declaration too. Default true."`
 }
+
+var lspReferencesSchema = schemaFor[lspReferencesInput]()
 
 // LSPReferencesTool lists the uses of a symbol, from the language server
 // of its file's type.
@@ -34,12 +27,12 @@ func NewLSPReferencesTool(env *LSPEnv) *LSPReferencesTool { return &LSPReference
 
 // Spec describes lsp_references: capability lsp.references, read-only.
 func (t *LSPReferencesTool) Spec() Spec {
-	return readSpec("lsp_references", lspReferencesDescription, lspReferencesSchema, "lsp.references")
+	return readSpec("lsp_references", lspReferencesDescription, lspReferencesSchema(), "lsp.references")
 }
 
 func (t *LSPReferencesTool) parse(call Call) (lspReferencesInput, string, error) {
 	var in lspReferencesInput
-	if err := DecodeInput(call, "lsp_references", &in); err != nil {
+	if err := lspReferencesSchema().decode(call, "lsp_references", &in); err != nil {
 		return in, "", err
 	}
 	if err := in.validate("lsp_references"); err != nil {

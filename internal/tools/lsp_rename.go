@@ -16,20 +16,12 @@ import (
 //go:embed lsp_rename.md
 var lspRenameDescription string
 
-const lspRenameSchema = `{
-  "type": "object",
-  "properties": {
-    ` + lspPosSchemaProps + `,
-    "new_name": {"type": "string", "description": "The new name (the identifier only)."}
-  },
-  "required": ["new_name"],
-  "additionalProperties": false
-}`
-
 type lspRenameInput struct {
 	lspPosInput
-	NewName string `json:"new_name"`
+	NewName string `json:"new_name" jsonschema:"The new name (the identifier only)."`
 }
+
+var lspRenameSchema = schemaFor[lspRenameInput]()
 
 // LSPRenameTool renames a symbol across files through the language
 // server, applying the server's edits through the edit pipeline.
@@ -43,7 +35,7 @@ func NewLSPRenameTool(env *LSPEnv) *LSPRenameTool { return &LSPRenameTool{env: e
 
 // Spec describes lsp_rename: capability lsp.rename, action write.
 func (t *LSPRenameTool) Spec() Spec {
-	return Spec{Name: "lsp_rename", Description: lspRenameDescription, Schema: []byte(lspRenameSchema), Capability: "lsp.rename", Action: permission.ActionWrite}
+	return Spec{Name: "lsp_rename", Description: lspRenameDescription, Schema: lspRenameSchema().JSON, Capability: "lsp.rename", Action: permission.ActionWrite}
 }
 
 // renameInfo describes a planned rename for the ask and the result.
@@ -69,7 +61,7 @@ func (r renameInfo) summary() string {
 func (t *LSPRenameTool) plan(ctx context.Context, call Call) (plans []plan, info renameInfo, blocked []string, err error) {
 	const tool = "lsp_rename"
 	var in lspRenameInput
-	if err := DecodeInput(call, tool, &in); err != nil {
+	if err := lspRenameSchema().decode(call, tool, &in); err != nil {
 		return nil, info, nil, err
 	}
 	in.NewName = strings.TrimSpace(in.NewName)

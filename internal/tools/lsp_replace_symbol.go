@@ -15,24 +15,14 @@ import (
 //go:embed lsp_replace_symbol.md
 var lspReplaceSymbolDescription string
 
-const lspReplaceSymbolSchema = `{
-  "type": "object",
-  "properties": {
-    "file_path": {"type": "string", "description": "File holding the symbol: relative to the first workspace folder, or absolute."},
-    "symbol": {"type": "string", "description": "The symbol's name as in the file's outline, e.g. Parse, Server.Start, Greeter.greet."},
-    "new_text": {"type": "string", "description": "The new declaration (replace) or the lines to add (insert_before, insert_after); ignored by delete."},
-    "mode": {"type": "string", "enum": ["replace", "insert_before", "insert_after", "delete"], "description": "Default replace."}
-  },
-  "required": ["file_path", "symbol"],
-  "additionalProperties": false
-}`
-
 type lspReplaceSymbolInput struct {
-	FilePath string `json:"file_path"`
-	Symbol   string `json:"symbol"`
-	NewText  string `json:"new_text"`
-	Mode     string `json:"mode"`
+	FilePath string `json:"file_path" jsonschema:"File holding the symbol: relative to the first workspace folder, or absolute."`
+	Symbol   string `json:"symbol" jsonschema:"The symbol's name as in the file's outline, e.g. Parse, Server.Start, Greeter.greet."`
+	NewText  string `json:"new_text,omitempty" jsonschema:"The new declaration (replace) or the lines to add (insert_before, insert_after); ignored by delete."`
+	Mode     string `json:"mode,omitempty" schema:"enum=replace|insert_before|insert_after|delete" jsonschema:"Default replace."`
 }
+
+var lspReplaceSymbolSchema = schemaFor[lspReplaceSymbolInput]()
 
 // LSPReplaceSymbolTool replaces, deletes or adds next to a declaration
 // found through the language server's outline of the file.
@@ -49,14 +39,14 @@ func NewLSPReplaceSymbolTool(env *LSPEnv) *LSPReplaceSymbolTool {
 // Spec describes lsp_replace_symbol: capability lsp.replace_symbol, action
 // write.
 func (t *LSPReplaceSymbolTool) Spec() Spec {
-	return Spec{Name: "lsp_replace_symbol", Description: lspReplaceSymbolDescription, Schema: []byte(lspReplaceSymbolSchema),
+	return Spec{Name: "lsp_replace_symbol", Description: lspReplaceSymbolDescription, Schema: lspReplaceSymbolSchema().JSON,
 		Capability: "lsp.replace_symbol", Action: permission.ActionWrite}
 }
 
 func (t *LSPReplaceSymbolTool) plan(ctx context.Context, call Call) (p plan, verb, blocked string, err error) {
 	const tool = "lsp_replace_symbol"
 	var in lspReplaceSymbolInput
-	if err := DecodeInput(call, tool, &in); err != nil {
+	if err := lspReplaceSymbolSchema().decode(call, tool, &in); err != nil {
 		return p, "", "", err
 	}
 	switch in.Mode {

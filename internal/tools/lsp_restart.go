@@ -12,17 +12,11 @@ import (
 //go:embed lsp_restart.md
 var lspRestartDescription string
 
-const lspRestartSchema = `{
-  "type": "object",
-  "properties": {
-    "server": {"type": "string", "description": "Name of the server to restart, e.g. gopls. Default: every running server."}
-  },
-  "additionalProperties": false
-}`
-
 type lspRestartInput struct {
-	Server string `json:"server"`
+	Server string `json:"server,omitempty" jsonschema:"Name of the server to restart, e.g. gopls. Default: every running server."`
 }
+
+var lspRestartSchema = schemaFor[lspRestartInput]()
 
 // LSPRestartTool restarts language servers.
 type LSPRestartTool struct{ env *LSPEnv }
@@ -32,13 +26,13 @@ func NewLSPRestartTool(env *LSPEnv) *LSPRestartTool { return &LSPRestartTool{env
 
 // Spec describes lsp_restart: capability lsp.restart; it changes no file.
 func (t *LSPRestartTool) Spec() Spec {
-	return readSpec("lsp_restart", lspRestartDescription, lspRestartSchema, "lsp.restart")
+	return readSpec("lsp_restart", lspRestartDescription, lspRestartSchema(), "lsp.restart")
 }
 
 // Describe names the server for the gate.
 func (t *LSPRestartTool) Describe(_ context.Context, call Call) (permission.Request, error) {
 	var in lspRestartInput
-	if err := DecodeInput(call, "lsp_restart", &in); err != nil {
+	if err := lspRestartSchema().decode(call, "lsp_restart", &in); err != nil {
 		return permission.Request{}, err
 	}
 	abs, err := t.env.pathArg("")
@@ -55,7 +49,7 @@ func (t *LSPRestartTool) Describe(_ context.Context, call Call) (permission.Requ
 // Run restarts the servers.
 func (t *LSPRestartTool) Run(ctx context.Context, call Call) (Result, error) {
 	var in lspRestartInput
-	if err := DecodeInput(call, "lsp_restart", &in); err != nil {
+	if err := lspRestartSchema().decode(call, "lsp_restart", &in); err != nil {
 		return Errorf("%v", err), nil
 	}
 	m, err := t.env.Manager()

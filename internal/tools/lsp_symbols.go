@@ -15,19 +15,12 @@ import (
 //go:embed lsp_symbols.md
 var lspSymbolsDescription string
 
-const lspSymbolsSchema = `{
-  "type": "object",
-  "properties": {
-    "file_path": {"type": "string", "description": "File whose outline to list: relative to the first workspace folder, or absolute."},
-    "query": {"type": "string", "description": "Without file_path: symbols of the whole workspace matching this name. With file_path: keep only names containing it."}
-  },
-  "additionalProperties": false
-}`
-
 type lspSymbolsInput struct {
-	FilePath string `json:"file_path"`
-	Query    string `json:"query"`
+	FilePath string `json:"file_path,omitempty" jsonschema:"File whose outline to list: relative to the first workspace folder, or absolute."`
+	Query    string `json:"query,omitempty" jsonschema:"Without file_path: symbols of the whole workspace matching this name. With file_path: keep only names containing it."`
 }
+
+var lspSymbolsSchema = schemaFor[lspSymbolsInput]()
 
 const (
 	lspOutlineLimit   = 400
@@ -43,12 +36,12 @@ func NewLSPSymbolsTool(env *LSPEnv) *LSPSymbolsTool { return &LSPSymbolsTool{env
 
 // Spec describes lsp_symbols: capability lsp.symbols, read-only.
 func (t *LSPSymbolsTool) Spec() Spec {
-	return readSpec("lsp_symbols", lspSymbolsDescription, lspSymbolsSchema, "lsp.symbols")
+	return readSpec("lsp_symbols", lspSymbolsDescription, lspSymbolsSchema(), "lsp.symbols")
 }
 
 func (t *LSPSymbolsTool) parse(call Call) (lspSymbolsInput, string, error) {
 	var in lspSymbolsInput
-	if err := DecodeInput(call, "lsp_symbols", &in); err != nil {
+	if err := lspSymbolsSchema().decode(call, "lsp_symbols", &in); err != nil {
 		return in, "", err
 	}
 	if in.FilePath == "" && strings.TrimSpace(in.Query) == "" {

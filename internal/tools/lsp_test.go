@@ -131,7 +131,7 @@ func TestLSPInputValidation(t *testing.T) {
 		{map[string]any{"line": 3, "column": 1}, "line needs file_path"},
 		{map[string]any{"file_path": "a.go", "line": 3}, "give column as well as line"},
 		{map[string]any{"file_path": "a.go", "column": 3}, "column needs line"},
-		{map[string]any{"file_path": "a.go", "line": -1, "column": 1}, "1-based"},
+		{map[string]any{"file_path": "a.go", "line": -1, "column": 1}, "line: minimum: -1 is less than 1"},
 	} {
 		_, err := describeTool(t, NewLSPReferencesTool(env), c.in)
 		if err == nil || !strings.Contains(err.Error(), c.want) {

@@ -469,16 +469,11 @@ func (e *LSPEnv) discoverClients(ctx context.Context) ([]*client.Client, error) 
 // lspPosInput is the position part of the tools' inputs: a place in a
 // file, or a symbol name (optionally within a file).
 type lspPosInput struct {
-	FilePath string `json:"file_path"`
-	Line     int    `json:"line"`
-	Column   int    `json:"column"`
-	Symbol   string `json:"symbol"`
+	FilePath string `json:"file_path,omitempty" jsonschema:"File: relative to the first workspace folder, or absolute. Required with line and column; with symbol, narrows the search to that file."`
+	Line     int    `json:"line,omitempty" schema:"minimum=1" jsonschema:"1-based line, as view numbers it."`
+	Column   int    `json:"column,omitempty" schema:"minimum=1" jsonschema:"1-based column in characters (Unicode code points, a tab counts 1) of the line as view shows it; any character of the name."`
+	Symbol   string `json:"symbol,omitempty" jsonschema:"Instead of line and column: the symbol's name, e.g. Parse, Server.Start or Greeter::greet. Several matches are listed, not guessed."`
 }
-
-const lspPosSchemaProps = `"file_path": {"type": "string", "description": "File: relative to the first workspace folder, or absolute. Required with line and column; with symbol, narrows the search to that file."},
-    "line": {"type": "integer", "minimum": 1, "description": "1-based line, as view numbers it."},
-    "column": {"type": "integer", "minimum": 1, "description": "1-based column in characters (Unicode code points, a tab counts 1) of the line as view shows it; any character of the name."},
-    "symbol": {"type": "string", "description": "Instead of line and column: the symbol's name, e.g. Parse, Server.Start or Greeter::greet. Several matches are listed, not guessed."}`
 
 // lspTarget is a resolved position: a place on a name.
 type lspTarget struct {

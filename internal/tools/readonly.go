@@ -59,11 +59,11 @@ func readRequest(s Spec, ws *Workspace, abs, summary string) permission.Request 
 }
 
 // readSpec fills in what the four read-only tools share.
-func readSpec(name, desc, schema string, c permission.Capability) Spec {
+func readSpec(name, desc string, schema *inputSchema, c permission.Capability) Spec {
 	return Spec{
 		Name:        name,
 		Description: desc,
-		Schema:      []byte(schema),
+		Schema:      schema.JSON,
 		Capability:  c,
 		Action:      permission.ActionRead,
 		ReadOnly:    true,

@@ -90,10 +90,11 @@ func (r *Registry) add(t Tool) error {
 		return fmt.Errorf("register tool %s: no action declared", s.Name)
 	case s.Description == "":
 		return fmt.Errorf("register tool %s: no description", s.Name)
-	case !json.Valid(s.Schema):
-		return fmt.Errorf("register tool %s: input schema is not valid JSON", s.Name)
 	case r.byName[s.Name] != nil:
 		return fmt.Errorf("register tool %s: registered twice", s.Name)
+	}
+	if _, err := compileSchema(s.Schema); err != nil {
+		return fmt.Errorf("register tool %s: input schema: %v", s.Name, err)
 	}
 	r.byName[s.Name] = t
 	r.names = append(r.names, s.Name)

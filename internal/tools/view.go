@@ -22,22 +22,13 @@ const (
 	viewMaxSection = 200 << 10
 )
 
-const viewSchema = `{
-  "type": "object",
-  "properties": {
-    "file_path": {"type": "string", "description": "File to read: relative to the first workspace folder, or absolute."},
-    "offset": {"type": "integer", "minimum": 0, "description": "0-based index of the first line to show; line N+1 in the numbered output is offset N. Default 0."},
-    "limit": {"type": "integer", "minimum": 1, "description": "How many lines to show. Default 200."}
-  },
-  "required": ["file_path"],
-  "additionalProperties": false
-}`
-
 type viewInput struct {
-	FilePath string `json:"file_path"`
-	Offset   int    `json:"offset"`
-	Limit    int    `json:"limit"`
+	FilePath string `json:"file_path" jsonschema:"File to read: relative to the first workspace folder, or absolute."`
+	Offset   int    `json:"offset,omitempty" schema:"minimum=0" jsonschema:"0-based index of the first line to show; line N+1 in the numbered output is offset N. Default 0."`
+	Limit    int    `json:"limit,omitempty" schema:"minimum=1" jsonschema:"How many lines to show. Default 200."`
 }
+
+var viewSchema = schemaFor[viewInput]()
 
 // ViewTool shows a text file with line numbers. It reads through the
 // workspace overlay, so the model sees what the person sees in the editor,
@@ -51,12 +42,12 @@ func NewViewTool(ws *Workspace) *ViewTool { return &ViewTool{ws: ws} }
 
 // Spec describes view: capability fs.read, read-only.
 func (t *ViewTool) Spec() Spec {
-	return readSpec("view", viewDescription, viewSchema, "fs.read")
+	return readSpec("view", viewDescription, viewSchema(), "fs.read")
 }
 
 func (t *ViewTool) parse(call Call) (viewInput, string, error) {
 	var in viewInput
-	if err := DecodeInput(call, "view", &in); err != nil {
+	if err := viewSchema().decode(call, "view", &in); err != nil {
 		return in, "", err
 	}
 	if in.Offset < 0 {

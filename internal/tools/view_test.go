@@ -191,7 +191,7 @@ func TestViewOutput(t *testing.T) {
 			files:   map[string]string{"a.txt": "a\n"},
 			in:      viewInput{FilePath: "a.txt", Offset: -1},
 			wantErr: true,
-			want:    []string{"negative"},
+			want:    []string{"view: input: offset: minimum: -1 is less than 0"},
 		},
 	}
 	for _, tc := range tests {

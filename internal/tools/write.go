@@ -10,20 +10,12 @@ import (
 //go:embed write.md
 var writeDescription string
 
-const writeSchema = `{
-  "type": "object",
-  "properties": {
-    "file_path": {"type": "string", "description": "File to write: relative to the first workspace folder, or absolute."},
-    "content": {"type": "string", "description": "The whole new content of the file."}
-  },
-  "required": ["file_path", "content"],
-  "additionalProperties": false
-}`
-
 type writeInput struct {
-	FilePath string `json:"file_path"`
-	Content  string `json:"content"`
+	FilePath string `json:"file_path" jsonschema:"File to write: relative to the first workspace folder, or absolute."`
+	Content  string `json:"content" jsonschema:"The whole new content of the file."`
 }
+
+var writeSchema = schemaFor[writeInput]()
 
 // WriteTool creates a file or replaces its whole content.
 type WriteTool struct{ ws *Workspace }
@@ -33,12 +25,12 @@ func NewWriteTool(ws *Workspace) *WriteTool { return &WriteTool{ws: ws} }
 
 // Spec describes write: capability fs.write, action write.
 func (t *WriteTool) Spec() Spec {
-	return Spec{Name: "write", Description: writeDescription, Schema: []byte(writeSchema), Capability: "fs.write", Action: permission.ActionWrite}
+	return Spec{Name: "write", Description: writeDescription, Schema: writeSchema().JSON, Capability: "fs.write", Action: permission.ActionWrite}
 }
 
 func (t *WriteTool) plan(call Call) (plan, string, error) {
 	var in writeInput
-	if err := DecodeInput(call, "write", &in); err != nil {
+	if err := writeSchema().decode(call, "write", &in); err != nil {
 		return plan{}, "", err
 	}
 	abs, blocked, err := t.ws.writeTarget(in.FilePath)
