@@ -103,8 +103,13 @@ func turnSummary(t *testing.T, rec *record) (types string, results, perms map[st
 	res := rec.Ask.ask(t, "agentls.ask")
 	var list []string
 	results, perms = map[string]agent.Event{}, map[string]agent.Event{}
+	deltas := 0
 	for _, e := range rec.Events {
-		list = append(list, string(e.Type))
+		if e.Type == agent.EventTextDelta {
+			deltas++ // streamed pieces; the step's text event follows
+		} else {
+			list = append(list, string(e.Type))
+		}
 		if e.TurnID != res.TurnID || e.SessionID != res.SessionID {
 			t.Errorf("event %s on session %q turn %q, ask returned %+v", e.Type, e.SessionID, e.TurnID, res)
 		}
@@ -116,6 +121,9 @@ func turnSummary(t *testing.T, rec *record) (types string, results, perms map[st
 		case agent.EventTurnEnd:
 			end = e.Reason
 		}
+	}
+	if texts := strings.Count(strings.Join(list, " "), "text"); deltas < texts {
+		t.Errorf("%d text_delta events for %d texts: the answer did not stream to Neovim", deltas, texts)
 	}
 	return strings.Join(list, " "), results, perms, end
 }
