@@ -10,6 +10,7 @@ import (
 	"strings"
 	"unicode"
 
+	"github.com/agentls/agentls/internal/lsp/client"
 	"github.com/agentls/agentls/internal/permission"
 )
 
@@ -129,12 +130,8 @@ func (t *LSPRenameTool) plan(ctx context.Context, call Call) (plans []plan, info
 		if err != nil {
 			return nil, info, nil, fmt.Errorf("%s: %s: %w", tool, display(t.env.ws, p), err)
 		}
-		conv := make([]lspEdit, len(edits))
-		for i, e := range edits {
-			conv[i] = lspEdit{line: e.Line, col: e.Column, endLine: e.EndLine, endCol: e.EndColumn, text: e.NewText}
-		}
 		shown := display(t.env.ws, p)
-		text, allOld, err := applyLSPEdits(cur.Text, conv, info.oldName)
+		text, allOld, err := client.ApplyEdits(cur.Text, edits, info.oldName)
 		if err != nil {
 			return nil, info, nil, fmt.Errorf("%s: %s: %v", tool, shown, err)
 		}

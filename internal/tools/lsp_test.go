@@ -10,42 +10,6 @@ import (
 	"github.com/agentls/agentls/internal/permission"
 )
 
-func TestApplyLSPEdits(t *testing.T) {
-	text := "a := Foo(1)\nb := \"é😀\" + Foo(2)\r\nFoo\n"
-	edits := []lspEdit{
-		{line: 2, col: 13, endLine: 2, endCol: 16, text: "Bar"}, // after é😀: code points
-		{line: 1, col: 6, endLine: 1, endCol: 9, text: "Bar"},
-		{line: 3, col: 1, endLine: 3, endCol: 4, text: "Bar"},
-		{line: 1, col: 6, endLine: 1, endCol: 9, text: "Bar"}, // a duplicate counts once
-	}
-	got, allOld, err := applyLSPEdits(text, edits, "Foo")
-	if err != nil || !allOld || got != "a := Bar(1)\nb := \"é😀\" + Bar(2)\r\nBar\n" {
-		t.Fatalf("applyLSPEdits = %q %v %v", got, allOld, err)
-	}
-	// Insertions keep their order; a replaced range that is not the old
-	// name is reported.
-	got, allOld, err = applyLSPEdits("x y", []lspEdit{{1, 3, 1, 3, "1"}, {1, 3, 1, 3, "2"}, {1, 1, 1, 2, "z"}}, "x2")
-	if err != nil || allOld || got != "z 12y" {
-		t.Fatalf("insertions = %q %v %v", got, allOld, err)
-	}
-	for _, bad := range [][]lspEdit{
-		{{1, 1, 1, 5, "a"}, {1, 3, 1, 4, "b"}}, // overlapping
-		{{1, 3, 1, 4, "a"}, {1, 2, 1, 5, "b"}},
-		{{3, 1, 3, 1, "a"}},  // past the last line
-		{{1, 9, 1, 10, "a"}}, // past the end of the line
-		{{1, 3, 1, 2, "a"}},  // ends before it starts
-	} {
-		if _, _, err := applyLSPEdits("abcdef\nx", bad, ""); err == nil {
-			t.Errorf("edits %v accepted", bad)
-		}
-	}
-	// The end of a line is a valid position; so is the start of the line
-	// after the last break.
-	if got, _, err := applyLSPEdits("ab\n", []lspEdit{{1, 3, 1, 3, "!"}, {2, 1, 2, 1, "c"}}, ""); err != nil || got != "ab!\nc" {
-		t.Errorf("end positions: %q %v", got, err)
-	}
-}
-
 func TestReplaceSymbolText(t *testing.T) {
 	goSrc := "package p\n\n// A does a.\nfunc A() {\n}\n\n// B does b.\nfunc B() {}\n"
 	rangeOf := func(src, start, end string) client.Location {
