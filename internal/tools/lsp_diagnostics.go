@@ -84,7 +84,7 @@ func (t *LSPDiagnosticsTool) Run(ctx context.Context, call Call) (Result, error)
 	if err != nil {
 		return Errorf("lsp_diagnostics: %v", err), nil
 	}
-	diags, err := t.env.fileDiagnostics(ctx, c, abs)
+	diags, err := c.SettledDiagnostics(ctx, abs)
 	if err != nil {
 		return Errorf("lsp_diagnostics: %v", err), nil
 	}
@@ -142,7 +142,7 @@ func (t *LSPDiagnosticsTool) summary(ctx context.Context) (Result, error) {
 			if err != nil {
 				return
 			}
-			if ds, err := t.env.fileDiagnostics(ctx, c, p); err == nil {
+			if ds, err := c.SettledDiagnostics(ctx, p); err == nil {
 				mu.Lock()
 				byPath[p] = ds
 				mu.Unlock()

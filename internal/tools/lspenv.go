@@ -1108,7 +1108,7 @@ func (w *Workspace) lspAfterChange(ctx context.Context, changed map[string]strin
 					results[i] = result{none: quietLSPError(err), err: err}
 					return
 				}
-				d, err := e.fileDiagnostics(ctx, c, p)
+				d, err := c.SettledDiagnostics(ctx, p)
 				results[i] = result{diags: d, err: err}
 			}()
 		}
@@ -1162,57 +1162,6 @@ func (w *Workspace) lspAfterChange(ctx context.Context, changed map[string]strin
 		b.WriteString("\n(No diagnostics for " + f + ")")
 	}
 	return b.String()
-}
-
-// versionedPublishers are servers known to put the document version in
-// publishDiagnostics (or to answer pull diagnostics), whose results
-// lsp/client can tell fresh from stale.
-var versionedPublishers = map[string]bool{
-	"gopls": true, "pyright": true, "basedpyright": true, "clangd": true, "rust-analyzer": true,
-}
-
-const (
-	// lspStageQuiet and lspStageWait bound the extra settling for other
-	// servers (see fileDiagnostics).
-	lspStageQuiet = 600 * time.Millisecond
-	lspStageWait  = 3 * time.Second
-)
-
-// fileDiagnostics returns path's fresh diagnostics. A server that does
-// not version its publications (typescript-language-server publishes per
-// kind, unversioned, about 370 ms after a change) can have a publication
-// computed on the old text arrive after the change, which lsp/client's
-// 300 ms quiet period then takes as fresh; so its result is confirmed by
-// watching the server's publications until none came for lspStageQuiet.
-func (e *LSPEnv) fileDiagnostics(ctx context.Context, c *client.Client, path string) ([]client.Diagnostic, error) {
-	ds, err := c.Diagnostics(ctx, path)
-	if err != nil || versionedPublishers[c.Name()] {
-		return ds, err
-	}
-	deadline := time.Now().Add(lspStageWait)
-	quiet := time.Now()
-	for time.Since(quiet) < lspStageQuiet && time.Now().Before(deadline) {
-		select {
-		case <-ctx.Done():
-			return ds, nil
-		case <-time.After(50 * time.Millisecond):
-		}
-		all, err := c.AllDiagnostics(ctx)
-		if err != nil {
-			return ds, nil
-		}
-		if cur := all[filepath.Clean(path)]; !sameDiagnostics(cur, ds) {
-			ds, quiet = cur, time.Now()
-		}
-	}
-	return ds, nil
-}
-
-func sameDiagnostics(a, b []client.Diagnostic) bool {
-	return slices.EqualFunc(a, b, func(x, y client.Diagnostic) bool {
-		return x.Line == y.Line && x.Column == y.Column && x.EndLine == y.EndLine && x.EndColumn == y.EndColumn &&
-			x.Severity == y.Severity && x.Message == y.Message && x.Code == y.Code
-	})
 }
 
 // lspCache keeps the changes a tool computed in Describe for its Run, so
