@@ -35,6 +35,9 @@ const (
 	// lspEditDiagWait bounds how long an edit waits for diagnostics
 	// (starting the server included) before returning without them.
 	lspEditDiagWait = 15 * time.Second
+	// lspBufferWait bounds how long diagnostics after a change wait for
+	// the editor's didChange of a buffer the change was applied to.
+	lspBufferWait = time.Second
 	// lspServedMax bounds how many files' served texts are kept.
 	lspServedMax = 256
 	// lspDiscoverEntries bounds the walk that finds which languages a
@@ -1078,14 +1081,10 @@ func (w *Workspace) lspAfterChange(ctx context.Context, changed map[string]strin
 	for _, p := range paths {
 		// A change applied to an editor buffer reaches the overlay with
 		// the editor's didChange; wait (briefly) until it has.
-		if e.isOpen(p) {
-			deadline := time.Now().Add(time.Second)
-			for time.Now().Before(deadline) {
-				if f, err := w.ReadFile(p); err != nil || f.Text == changed[p] {
-					break
-				}
-				time.Sleep(10 * time.Millisecond)
-			}
+		if ov, ok := w.overlay.(OverlayWaiter); ok && e.isOpen(p) {
+			wctx, cancel := context.WithTimeout(ctx, lspBufferWait)
+			ov.WaitDocument(wctx, p, func(d Document, open bool) bool { return !open || d.Text == changed[p] })
+			cancel()
 		}
 		m.DidWrite(ctx, p)
 	}

@@ -2,6 +2,7 @@ package tools
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -23,6 +24,16 @@ type Document struct {
 type Overlay interface {
 	// Document returns the open document at an absolute, cleaned path.
 	Document(path string) (Document, bool)
+}
+
+// OverlayWaiter is implemented by an Overlay whose documents change under
+// the agent (the editor's buffers), so that a tool which asked the editor
+// to change a buffer can wait for the change to arrive.
+type OverlayWaiter interface {
+	// WaitDocument waits until ok holds for the document at an absolute,
+	// cleaned path (open is false while it is not open) or ctx ends, and
+	// reports whether ok held.
+	WaitDocument(ctx context.Context, path string, ok func(d Document, open bool) bool) bool
 }
 
 // Workspace is the set of roots the agent works in and the overlay it
