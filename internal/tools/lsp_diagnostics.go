@@ -127,9 +127,7 @@ func (t *LSPDiagnosticsTool) summary(ctx context.Context) (Result, error) {
 			}
 		}
 	}
-	t.env.mu.Lock()
-	open := slices.Sorted(maps.Keys(t.env.open))
-	t.env.mu.Unlock()
+	open := t.env.editor.Open()
 	if len(open) > lspSummaryOpenFiles {
 		open = open[:lspSummaryOpenFiles]
 	}

@@ -96,7 +96,7 @@ func (t *LSPReplaceSymbolTool) plan(ctx context.Context, call Call) (p plan, ver
 			return "", "", fmt.Errorf("%s does not exist", in.FilePath)
 		}
 		// The range is the server's, for the text it was given.
-		if served, ok := t.env.servedText(abs); !ok || served != text {
+		if served, ok := t.env.servers.Served(abs); !ok || served != text {
 			return "", "", fmt.Errorf("%s changed while its outline was computed; nothing was changed: run %s again", in.FilePath, tool)
 		}
 		out, err := replaceSymbolText(text, sym.sym.Range, in.Mode, in.NewText, filepath.Ext(abs))

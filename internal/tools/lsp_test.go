@@ -2,6 +2,7 @@ package tools
 
 import (
 	"context"
+	"errors"
 	"strings"
 	"testing"
 	"time"
@@ -149,9 +150,10 @@ func TestLSPToolsRegister(t *testing.T) {
 	}
 }
 
-// The editor-notification queue applies each path's latest event in order
-// and flush waits for it.
-func TestLSPEnvQueue(t *testing.T) {
+// The editor's documents reach the servers through the forwarder: those
+// inside the roots only, the configuration read once, and a close
+// forgets the document.
+func TestLSPEnvEditorDocuments(t *testing.T) {
 	ws, root := newTestWS(t, nil)
 	writeFiles(t, root, map[string]string{"a.txt": "a\n"})
 	off := false
@@ -163,28 +165,20 @@ func TestLSPEnvQueue(t *testing.T) {
 	}
 	env.Touch("/elsewhere/b.txt") // outside the roots: ignored
 	env.flush(context.Background())
-	env.qmu.Lock()
-	idle := !env.running && len(env.order) == 0
-	env.qmu.Unlock()
-	if !idle || calls != 1 {
-		t.Errorf("after flush: idle %v, config read %d times", idle, calls)
+	if open := env.editor.Open(); len(open) != 1 || open[0] != root+"/a.txt" || calls != 1 {
+		t.Errorf("after flush: open %v, config read %d times", open, calls)
 	}
-	env.mu.Lock()
-	open := len(env.open)
-	env.mu.Unlock()
 	env.Closed(root + "/a.txt")
 	env.flush(context.Background())
-	env.mu.Lock()
-	after := len(env.open)
-	env.mu.Unlock()
-	if open != 1 || after != 0 {
-		t.Errorf("open documents %d then %d", open, after)
+	if open := env.editor.Open(); len(open) != 0 {
+		t.Errorf("open after the close: %v", open)
 	}
 	// A reconfiguration before any server started just replaces it.
 	env.Configure(client.Config{AutoLSP: &off})
 	start := time.Now()
 	env.Shutdown(context.Background())
-	if _, err := env.Manager(); err == nil || time.Since(start) > time.Second {
+	if _, err := env.Manager(); !errors.Is(err, client.ErrShutDown) || time.Since(start) > time.Second {
 		t.Errorf("Manager after Shutdown: %v", err)
 	}
+	env.Touch(root + "/a.txt") // after Shutdown: ignored, no panic
 }

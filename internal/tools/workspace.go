@@ -49,8 +49,9 @@ type Workspace struct {
 	applier Applier
 	// recorder keeps the change history (nil: none).
 	recorder Recorder
-	// lsp are the language servers, for diagnostics after a change.
-	lsp *LSPEnv
+	// afterChange reports the language servers' diagnostics of the files
+	// a tool changed (nil: no language servers; see NewLSPEnv).
+	afterChange func(ctx context.Context, changed map[string]string) string
 	// reads remembers, per session and file, what the agent last saw, so
 	// an edit of a version it has not seen is refused.
 	reads map[string]map[string]readRecord

@@ -107,3 +107,28 @@ func ApplyEdits(text string, edits []TextEdit, oldName string) (out string, allO
 	b.WriteString(text[pos:])
 	return b.String(), allOld, nil
 }
+
+// EditedText applies the text edits we holds for path to current, the
+// file's text now, after checking that the server computed them on that
+// text: a versioned edit (Rename checked the version is the last one sent)
+// must be for exactly the text the server was given; an unversioned one
+// must replace only oldName, or have been computed on this very text.
+// Errors: the edits' own (out of range, overlapping), or one matching
+// ErrStale, after which the caller should ask the server again.
+func (s *Servers) EditedText(we WorkspaceEdit, path, current, oldName string) (string, error) {
+	out, allOld, err := ApplyEdits(current, we.Changes[path], oldName)
+	if err != nil {
+		return "", err
+	}
+	served, ok := s.Served(path)
+	_, versioned := we.Versions[path]
+	switch {
+	case versioned && ok && served == current:
+	case versioned && ok:
+		return "", kindErrorf(ErrStale, "%s changed since the server computed its edits (it was given other text)", path)
+	case allOld, ok && served == current:
+	default:
+		return "", kindErrorf(ErrStale, "%s changed since the server computed its edits (they replace text other than %q)", path, oldName)
+	}
+	return out, nil
+}
