@@ -125,10 +125,10 @@ func (s *Servers) EditedText(we WorkspaceEdit, path, current, oldName string) (s
 	switch {
 	case versioned && ok && served == current:
 	case versioned && ok:
-		return "", kindErrorf(ErrStale, "%s changed since the server computed its edits (it was given other text)", path)
+		return "", kindErrorf(ErrStale, "%s changed since the server computed its edits (it was given other text); ask the server again", path)
 	case allOld, ok && served == current:
 	default:
-		return "", kindErrorf(ErrStale, "%s changed since the server computed its edits (they replace text other than %q)", path, oldName)
+		return "", kindErrorf(ErrStale, "%s changed since the server computed its edits (they replace text other than %q); ask the server again", path, oldName)
 	}
 	return out, nil
 }

@@ -25,14 +25,7 @@ func TestWait(t *testing.T) {
 	if _, err := s.Change(uri, 3, []Change{{Text: "ab\n"}}); err != nil {
 		t.Fatal(err)
 	}
-	select {
-	case ok := <-got:
-		if !ok {
-			t.Fatal("Wait reported false for the awaited text")
-		}
-	case <-time.After(5 * time.Second):
-		t.Fatal("Wait missed the didChange")
-	}
+	waitTrue(t, got, "the didChange")
 
 	closed := make(chan bool, 1)
 	go func() {
@@ -41,18 +34,25 @@ func TestWait(t *testing.T) {
 	if err := s.Close(uri); err != nil {
 		t.Fatal(err)
 	}
-	select {
-	case ok := <-closed:
-		if !ok {
-			t.Fatal("Wait reported false for the close")
-		}
-	case <-time.After(5 * time.Second):
-		t.Fatal("Wait missed the didClose")
-	}
+	waitTrue(t, closed, "the didClose")
 
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Millisecond)
 	defer cancel()
 	if s.Wait(ctx, "/w/a.go", func(string, int32, bool) bool { return false }) {
 		t.Error("Wait reported true for a condition that never held")
+	}
+}
+
+// waitTrue fails unless Wait, running in a goroutine that sends its
+// result on got, returns true within 5 s of what.
+func waitTrue(t *testing.T, got <-chan bool, what string) {
+	t.Helper()
+	select {
+	case ok := <-got:
+		if !ok {
+			t.Fatalf("Wait reported false after %s", what)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatalf("Wait missed %s", what)
 	}
 }
