@@ -6,6 +6,11 @@
 // "\r\n" and "\r" all end a line. A document is stored as a slice of lines,
 // so an incremental change costs the size of the lines it touches, not the
 // size of the document.
+//
+// Store.Wait lets a caller that asked the editor to change a buffer wait
+// for the editor's didChange: it wakes on every open, change and close.
+// Package docsync, beside this one, forwards the same events to the
+// language servers.
 package overlay
 
 import (
