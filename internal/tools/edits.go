@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"slices"
+	"strings"
 
 	"github.com/agentls/agentls/internal/permission"
 )
@@ -145,4 +147,68 @@ func (w *Workspace) commit(ctx context.Context, call Call, tool string, p plan) 
 	// The changed file's fresh diagnostics, errors first (tools/lspenv.go).
 	content += w.lspAfterChange(ctx, map[string]string{p.abs: p.text})
 	return Result{Content: content + msg, Diff: p.diff}, nil
+}
+
+func planPaths(plans []plan) []string {
+	out := make([]string, len(plans))
+	for i, p := range plans {
+		out[i] = p.abs
+	}
+	return out
+}
+
+func joinDiffs(plans []plan) string {
+	var b strings.Builder
+	for _, p := range plans {
+		b.WriteString(p.diff)
+		if p.diff != "" && !strings.HasSuffix(p.diff, "\n") {
+			b.WriteByte('\n')
+		}
+	}
+	return b.String()
+}
+
+// commitPlans applies several planned changes like commit: files open in
+// the editor first (the editor may refuse), then the disk; each is
+// remembered as read and recorded in the history. It stops at the first
+// failure. lines describe each changed file; changed maps its path to its
+// new text.
+func (w *Workspace) commitPlans(ctx context.Context, call Call, tool, label string, plans []plan, what func(plan) string) (lines []string, changed map[string]string, failure string) {
+	ordered := slices.Clone(plans)
+	slices.SortStableFunc(ordered, func(a, b plan) int {
+		switch {
+		case a.cur.Open && !b.cur.Open:
+			return -1
+		case !a.cur.Open && b.cur.Open:
+			return 1
+		}
+		return 0
+	})
+	w.mu.RLock()
+	rec := w.recorder
+	w.mu.RUnlock()
+	changed = map[string]string{}
+	for _, p := range ordered {
+		applied, err := w.writeChange(ctx, p.cur, p.text, label)
+		if err != nil {
+			return lines, changed, fmt.Sprintf("%s was not changed: %v", p.shown, err)
+		}
+		w.recordWrite(call.SessionID, p.cur, p.text)
+		changed[p.abs] = p.text
+		line := fmt.Sprintf("  %s: %s (+%d −%d)", p.shown, what(p), p.added, p.removed)
+		switch {
+		case p.cur.Open && applied.Saved:
+			line += ", in the editor, which saved it"
+		case p.cur.Open:
+			line += fmt.Sprintf(", in the editor's buffer, not saved (%s): shell commands and builds see the old file until the user saves it", applied.Unsaved)
+		}
+		if rec != nil {
+			if err := rec.RecordChange(ctx, ChangeRecord{SessionID: call.SessionID, TurnID: call.TurnID, Tool: tool, Path: p.abs,
+				Before: p.cur.Text, BeforeExists: p.exists, After: p.text}); err != nil {
+				line += fmt.Sprintf(" (not in agentls's history, so agentls.revertTurn cannot undo it: %v)", err)
+			}
+		}
+		lines = append(lines, line)
+	}
+	return lines, changed, ""
 }

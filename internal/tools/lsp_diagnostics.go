@@ -78,7 +78,7 @@ func (t *LSPDiagnosticsTool) Run(ctx context.Context, call Call) (Result, error)
 	if err != nil {
 		return Errorf("lsp_diagnostics: %v", err), nil
 	}
-	diags, err := t.env.fileDiagnostics(ctx, c, abs)
+	diags, err := c.SettledDiagnostics(ctx, abs)
 	if err != nil {
 		return Errorf("lsp_diagnostics: %v", err), nil
 	}
@@ -121,9 +121,7 @@ func (t *LSPDiagnosticsTool) summary(ctx context.Context) (Result, error) {
 			}
 		}
 	}
-	t.env.mu.Lock()
-	open := slices.Sorted(maps.Keys(t.env.open))
-	t.env.mu.Unlock()
+	open := t.env.editor.Open()
 	if len(open) > lspSummaryOpenFiles {
 		open = open[:lspSummaryOpenFiles]
 	}
@@ -136,7 +134,7 @@ func (t *LSPDiagnosticsTool) summary(ctx context.Context) (Result, error) {
 			if err != nil {
 				return
 			}
-			if ds, err := t.env.fileDiagnostics(ctx, c, p); err == nil {
+			if ds, err := c.SettledDiagnostics(ctx, p); err == nil {
 				mu.Lock()
 				byPath[p] = ds
 				mu.Unlock()

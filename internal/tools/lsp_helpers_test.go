@@ -11,6 +11,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+	"time"
 	"unicode/utf8"
 
 	"github.com/agentls/agentls/internal/lsp/client"
@@ -64,10 +65,16 @@ func (f *lspFixture) with(t testing.TB) *lspFixture {
 	return &c
 }
 
-// syncOverlay is a concurrency-safe in-test editor.
+// syncOverlay is a concurrency-safe in-test editor. Like the editor's
+// overlay it signals every change (OverlayWaiter).
 type syncOverlay struct {
-	mu   sync.Mutex
-	docs map[string]Document
+	mu      sync.Mutex
+	docs    map[string]Document
+	changed chan struct{} // closed and replaced on every set
+}
+
+func newSyncOverlay() *syncOverlay {
+	return &syncOverlay{docs: map[string]Document{}, changed: make(chan struct{})}
 }
 
 func (o *syncOverlay) Document(path string) (Document, bool) {
@@ -77,16 +84,43 @@ func (o *syncOverlay) Document(path string) (Document, bool) {
 	return d, ok
 }
 
+func (o *syncOverlay) WaitDocument(ctx context.Context, path string, ok func(Document, bool) bool) bool {
+	for {
+		o.mu.Lock()
+		d, open := o.docs[path]
+		ch := o.changed
+		o.mu.Unlock()
+		if ok(d, open) {
+			return true
+		}
+		select {
+		case <-ctx.Done():
+			return false
+		case <-ch:
+		}
+	}
+}
+
 func (o *syncOverlay) set(path, text string) {
 	o.mu.Lock()
+	o.setLocked(path, text)
+	o.mu.Unlock()
+}
+
+func (o *syncOverlay) setLocked(path, text string) {
 	d := o.docs[path]
 	o.docs[path] = Document{Text: text, Version: d.Version + 1}
-	o.mu.Unlock()
+	close(o.changed)
+	o.changed = make(chan struct{})
 }
 
 // overlayApplier applies changes of open documents to the in-test
 // overlay, like an editor without the plugin (buffer only).
-type overlayApplier struct{ o *syncOverlay }
+type overlayApplier struct {
+	o *syncOverlay
+	// late delays the change reaching the overlay.
+	late time.Duration
+}
 
 func (a overlayApplier) ApplyOpen(_ context.Context, ch FileChange) (Applied, error) {
 	a.o.mu.Lock()
@@ -95,7 +129,13 @@ func (a overlayApplier) ApplyOpen(_ context.Context, ch FileChange) (Applied, er
 	if d.Version != ch.Version || d.Text != ch.Old {
 		return Applied{}, &NotAppliedError{Reason: "version mismatch"}
 	}
-	a.o.docs[ch.Path] = Document{Text: ch.New, Version: d.Version + 1}
+	if a.late > 0 {
+		// An editor that sends its didChange after answering applyEdit
+		// (Neovim debounces it).
+		time.AfterFunc(a.late, func() { a.o.set(ch.Path, ch.New) })
+		return Applied{Unsaved: "test editor"}, nil
+	}
+	a.o.setLocked(ch.Path, ch.New)
 	return Applied{Unsaved: "test editor"}, nil
 }
 
@@ -106,12 +146,12 @@ func newLSPFixture(t testing.TB, files map[string]string, cfg client.Config) *ls
 		t.Fatal(err)
 	}
 	lspWriteFiles(t, root, files)
-	ov := &syncOverlay{docs: map[string]Document{}}
+	ov := newSyncOverlay()
 	ws, err := NewWorkspace([]string{root}, ov)
 	if err != nil {
 		t.Fatal(err)
 	}
-	ws.SetApplier(overlayApplier{ov})
+	ws.SetApplier(overlayApplier{o: ov})
 	if cfg.RequestTimeout == 0 {
 		cfg.RequestTimeout = 60e9
 	}

@@ -3,6 +3,7 @@ package tools
 import (
 	"context"
 	_ "embed"
+	"errors"
 	"fmt"
 	"maps"
 	"path/filepath"
@@ -10,6 +11,7 @@ import (
 	"strings"
 	"unicode"
 
+	"github.com/agentls/agentls/internal/lsp/client"
 	"github.com/agentls/agentls/internal/permission"
 )
 
@@ -116,34 +118,18 @@ func (t *LSPRenameTool) plan(ctx context.Context, call Call) (plans []plan, info
 		return nil, info, blocked, nil
 	}
 	for _, p := range paths {
-		edits := we.Changes[p]
 		cur, err := t.env.ws.ReadFile(p)
 		if err != nil {
 			return nil, info, nil, fmt.Errorf("%s: %s: %w", tool, display(t.env.ws, p), err)
 		}
-		conv := make([]lspEdit, len(edits))
-		for i, e := range edits {
-			conv[i] = lspEdit{line: e.Line, col: e.Column, endLine: e.EndLine, endCol: e.EndColumn, text: e.NewText}
-		}
 		shown := display(t.env.ws, p)
-		text, allOld, err := applyLSPEdits(cur.Text, conv, info.oldName)
-		if err != nil {
-			return nil, info, nil, fmt.Errorf("%s: %s: %v", tool, shown, err)
-		}
-		// The edits must be for the text the file has now. A versioned
-		// edit (lsp/client checked the version is the last one sent) must
-		// be for exactly the current text, buffer or disk; otherwise every
-		// replaced range must hold the old name, or the server must have
-		// been given this very text.
-		served, ok := t.env.servedText(p)
-		_, versioned := we.Versions[p]
+		// The edits must be for the text the file has now (EditedText).
+		text, err := t.env.servers.EditedText(we, p, cur.Text, info.oldName)
 		switch {
-		case versioned && ok && served == cur.Text:
-		case versioned && ok:
+		case errors.Is(err, client.ErrStale):
 			return nil, info, nil, fmt.Errorf("%s: %s changed since %s computed the rename; nothing was changed: run %s again", tool, shown, c.Name(), tool)
-		case allOld, ok && served == cur.Text:
-		default:
-			return nil, info, nil, fmt.Errorf("%s: %s changed since %s computed the rename; nothing was changed: run %s again", tool, shown, c.Name(), tool)
+		case err != nil:
+			return nil, info, nil, fmt.Errorf("%s: %s: %v", tool, shown, err)
 		}
 		if text == cur.Text {
 			continue
@@ -151,7 +137,7 @@ func (t *LSPRenameTool) plan(ctx context.Context, call Call) (plans []plan, info
 		pl := plan{abs: p, shown: shown, cur: cur, exists: true, text: text}
 		pl.diff, pl.added, pl.removed = UnifiedDiff(shown, cur.Text, text)
 		plans = append(plans, pl)
-		info.edits[p] = len(edits)
+		info.edits[p] = len(we.Changes[p])
 	}
 	if len(plans) == 0 {
 		return nil, info, nil, fmt.Errorf("%s: renaming %s to %s changes nothing", tool, info.oldName, in.NewName)
@@ -224,68 +210,4 @@ func (t *LSPRenameTool) Run(ctx context.Context, call Call) (Result, error) {
 	res := Result{Content: b.String(), Diff: joinDiffs(plans)}
 	res.IsError = failure != ""
 	return res, nil
-}
-
-func planPaths(plans []plan) []string {
-	out := make([]string, len(plans))
-	for i, p := range plans {
-		out[i] = p.abs
-	}
-	return out
-}
-
-func joinDiffs(plans []plan) string {
-	var b strings.Builder
-	for _, p := range plans {
-		b.WriteString(p.diff)
-		if p.diff != "" && !strings.HasSuffix(p.diff, "\n") {
-			b.WriteByte('\n')
-		}
-	}
-	return b.String()
-}
-
-// commitPlans applies several planned changes like commit: files open in
-// the editor first (the editor may refuse), then the disk; each is
-// remembered as read and recorded in the history. It stops at the first
-// failure. lines describe each changed file; changed maps its path to its
-// new text.
-func (w *Workspace) commitPlans(ctx context.Context, call Call, tool, label string, plans []plan, what func(plan) string) (lines []string, changed map[string]string, failure string) {
-	ordered := slices.Clone(plans)
-	slices.SortStableFunc(ordered, func(a, b plan) int {
-		switch {
-		case a.cur.Open && !b.cur.Open:
-			return -1
-		case !a.cur.Open && b.cur.Open:
-			return 1
-		}
-		return 0
-	})
-	w.mu.RLock()
-	rec := w.recorder
-	w.mu.RUnlock()
-	changed = map[string]string{}
-	for _, p := range ordered {
-		applied, err := w.writeChange(ctx, p.cur, p.text, label)
-		if err != nil {
-			return lines, changed, fmt.Sprintf("%s was not changed: %v", p.shown, err)
-		}
-		w.recordWrite(call.SessionID, p.cur, p.text)
-		changed[p.abs] = p.text
-		line := fmt.Sprintf("  %s: %s (+%d −%d)", p.shown, what(p), p.added, p.removed)
-		switch {
-		case p.cur.Open && applied.Saved:
-			line += ", in the editor, which saved it"
-		case p.cur.Open:
-			line += fmt.Sprintf(", in the editor's buffer, not saved (%s): shell commands and builds see the old file until the user saves it", applied.Unsaved)
-		}
-		if rec != nil {
-			if err := rec.RecordChange(ctx, ChangeRecord{SessionID: call.SessionID, TurnID: call.TurnID, Tool: tool, Path: p.abs,
-				Before: p.cur.Text, BeforeExists: p.exists, After: p.text}); err != nil {
-				line += fmt.Sprintf(" (not in agentls's history, so agentls.revertTurn cannot undo it: %v)", err)
-			}
-		}
-		lines = append(lines, line)
-	}
-	return lines, changed, ""
 }

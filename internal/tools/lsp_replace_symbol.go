@@ -86,7 +86,7 @@ func (t *LSPReplaceSymbolTool) plan(ctx context.Context, call Call) (p plan, ver
 			return "", "", fmt.Errorf("%s does not exist", in.FilePath)
 		}
 		// The range is the server's, for the text it was given.
-		if served, ok := t.env.servedText(abs); !ok || served != text {
+		if served, ok := t.env.servers.Served(abs); !ok || served != text {
 			return "", "", fmt.Errorf("%s changed while its outline was computed; nothing was changed: run %s again", in.FilePath, tool)
 		}
 		out, err := replaceSymbolText(text, sym.sym.Range, in.Mode, in.NewText, filepath.Ext(abs))
@@ -139,12 +139,12 @@ func (t *LSPReplaceSymbolTool) Run(ctx context.Context, call Call) (Result, erro
 
 // replaceSymbolText applies a mode to the declaration at r in text.
 func replaceSymbolText(text string, r client.Location, mode, newText, ext string) (string, error) {
-	idx := newTextIndex(text)
-	start, err := idx.offset(r.Line, r.Column)
+	idx := client.NewLines(text)
+	start, err := idx.Offset(r.Line, r.Column)
 	if err != nil {
 		return "", fmt.Errorf("the symbol's range: %w", err)
 	}
-	end, err := idx.offset(r.EndLine, r.EndColumn)
+	end, err := idx.Offset(r.EndLine, r.EndColumn)
 	if err != nil {
 		return "", fmt.Errorf("the symbol's range: %w", err)
 	}
@@ -156,16 +156,16 @@ func replaceSymbolText(text string, r client.Location, mode, newText, ext string
 	first, last := r.Line, r.EndLine
 	if r.EndColumn == 1 && last > first {
 		last-- // the range ends at the start of the next line
-		end = idx.lines[last-1] + len(idx.lineText(last))
+		end = idx.Start(last) + len(idx.Line(last))
 	}
-	lineStart := func(n int) int { return idx.lines[n-1] }
+	lineStart := idx.Start
 	nextLine := func(n int) int {
-		if n < len(idx.lines) {
-			return idx.lines[n]
+		if n < idx.Count() {
+			return idx.Start(n + 1)
 		}
 		return len(text)
 	}
-	blank := func(n int) bool { return n >= 1 && n <= len(idx.lines) && strings.TrimSpace(idx.lineText(n)) == "" }
+	blank := func(n int) bool { return n >= 1 && n <= idx.Count() && strings.TrimSpace(idx.Line(n)) == "" }
 	// Some servers start a declaration's range after its keywords (gopls:
 	// "type Greeter struct" at Greeter): it starts at the line's first
 	// character when only words precede it.
@@ -176,7 +176,7 @@ func replaceSymbolText(text string, r client.Location, mode, newText, ext string
 	// The doc comment (and decorators) directly above.
 	block := first
 	if ownsLines {
-		for block > 1 && isLeadingLine(idx.lineText(block-1), ext) {
+		for block > 1 && isLeadingLine(idx.Line(block-1), ext) {
 			block--
 		}
 	}
@@ -185,7 +185,7 @@ func replaceSymbolText(text string, r client.Location, mode, newText, ext string
 	case "replace":
 		from := start
 		if trimmed := strings.TrimLeft(body, " \t"); block < first && isLeadingLine(firstLine(trimmed), ext) {
-			l := idx.lineText(block)
+			l := idx.Line(block)
 			from = lineStart(block) + len(l) - len(strings.TrimLeft(l, " \t"))
 		}
 		return text[:from] + strings.TrimLeft(body, " \t") + text[end:], nil

@@ -299,6 +299,23 @@ func TestLSPToolsSeeEditorBuffers(t *testing.T) {
 	}
 }
 
+// An edit of an open buffer whose didChange reaches the overlay after the
+// editor answered applyEdit: the diagnostics in the result wait for it,
+// so they are computed on the new text, not the old.
+func TestLSPEditDiagnosticsWaitForTheBuffer(t *testing.T) {
+	t.Parallel()
+	requireProgram(t, "gopls")
+	f := newLSPFixture(t, goCase.files, client.Config{})
+	f.ws.SetApplier(overlayApplier{o: f.ov, late: 300 * time.Millisecond})
+	use := f.path("use.go")
+	f.ov.set(use, f.read("use.go"))
+	f.env.Touch(use)
+	wantIn(t, f.must("lsp_diagnostics", map[string]any{"file_path": "use.go"}), "no errors")
+	f.must("view", map[string]any{"file_path": "use.go"})
+	out := f.must("edit", map[string]any{"file_path": "use.go", "old_string": `Hello("wörld")`, "new_string": `Hello(42)`})
+	wantIn(t, out, "in the editor's buffer", "cannot use 42")
+}
+
 // Symbols by name: a unique name resolves across the workspace, an
 // ambiguous one lists the candidates and guesses nothing.
 func TestLSPSymbolLookup(t *testing.T) {

@@ -2,6 +2,7 @@ package tools
 
 import (
 	"context"
+	"errors"
 	"strings"
 	"testing"
 	"time"
@@ -9,42 +10,6 @@ import (
 	"github.com/agentls/agentls/internal/lsp/client"
 	"github.com/agentls/agentls/internal/permission"
 )
-
-func TestApplyLSPEdits(t *testing.T) {
-	text := "a := Foo(1)\nb := \"é😀\" + Foo(2)\r\nFoo\n"
-	edits := []lspEdit{
-		{line: 2, col: 13, endLine: 2, endCol: 16, text: "Bar"}, // after é😀: code points
-		{line: 1, col: 6, endLine: 1, endCol: 9, text: "Bar"},
-		{line: 3, col: 1, endLine: 3, endCol: 4, text: "Bar"},
-		{line: 1, col: 6, endLine: 1, endCol: 9, text: "Bar"}, // a duplicate counts once
-	}
-	got, allOld, err := applyLSPEdits(text, edits, "Foo")
-	if err != nil || !allOld || got != "a := Bar(1)\nb := \"é😀\" + Bar(2)\r\nBar\n" {
-		t.Fatalf("applyLSPEdits = %q %v %v", got, allOld, err)
-	}
-	// Insertions keep their order; a replaced range that is not the old
-	// name is reported.
-	got, allOld, err = applyLSPEdits("x y", []lspEdit{{1, 3, 1, 3, "1"}, {1, 3, 1, 3, "2"}, {1, 1, 1, 2, "z"}}, "x2")
-	if err != nil || allOld || got != "z 12y" {
-		t.Fatalf("insertions = %q %v %v", got, allOld, err)
-	}
-	for _, bad := range [][]lspEdit{
-		{{1, 1, 1, 5, "a"}, {1, 3, 1, 4, "b"}}, // overlapping
-		{{1, 3, 1, 4, "a"}, {1, 2, 1, 5, "b"}},
-		{{3, 1, 3, 1, "a"}},  // past the last line
-		{{1, 9, 1, 10, "a"}}, // past the end of the line
-		{{1, 3, 1, 2, "a"}},  // ends before it starts
-	} {
-		if _, _, err := applyLSPEdits("abcdef\nx", bad, ""); err == nil {
-			t.Errorf("edits %v accepted", bad)
-		}
-	}
-	// The end of a line is a valid position; so is the start of the line
-	// after the last break.
-	if got, _, err := applyLSPEdits("ab\n", []lspEdit{{1, 3, 1, 3, "!"}, {2, 1, 2, 1, "c"}}, ""); err != nil || got != "ab!\nc" {
-		t.Errorf("end positions: %q %v", got, err)
-	}
-}
 
 func TestReplaceSymbolText(t *testing.T) {
 	goSrc := "package p\n\n// A does a.\nfunc A() {\n}\n\n// B does b.\nfunc B() {}\n"
@@ -185,9 +150,10 @@ func TestLSPToolsRegister(t *testing.T) {
 	}
 }
 
-// The editor-notification queue applies each path's latest event in order
-// and flush waits for it.
-func TestLSPEnvQueue(t *testing.T) {
+// The editor's documents reach the servers through the forwarder: those
+// inside the roots only, the configuration read once, and a close
+// forgets the document.
+func TestLSPEnvEditorDocuments(t *testing.T) {
 	ws, root := newTestWS(t, nil)
 	writeFiles(t, root, map[string]string{"a.txt": "a\n"})
 	off := false
@@ -199,28 +165,20 @@ func TestLSPEnvQueue(t *testing.T) {
 	}
 	env.Touch("/elsewhere/b.txt") // outside the roots: ignored
 	env.flush(context.Background())
-	env.qmu.Lock()
-	idle := !env.running && len(env.order) == 0
-	env.qmu.Unlock()
-	if !idle || calls != 1 {
-		t.Errorf("after flush: idle %v, config read %d times", idle, calls)
+	if open := env.editor.Open(); len(open) != 1 || open[0] != root+"/a.txt" || calls != 1 {
+		t.Errorf("after flush: open %v, config read %d times", open, calls)
 	}
-	env.mu.Lock()
-	open := len(env.open)
-	env.mu.Unlock()
 	env.Closed(root + "/a.txt")
 	env.flush(context.Background())
-	env.mu.Lock()
-	after := len(env.open)
-	env.mu.Unlock()
-	if open != 1 || after != 0 {
-		t.Errorf("open documents %d then %d", open, after)
+	if open := env.editor.Open(); len(open) != 0 {
+		t.Errorf("open after the close: %v", open)
 	}
 	// A reconfiguration before any server started just replaces it.
 	env.Configure(client.Config{AutoLSP: &off})
 	start := time.Now()
 	env.Shutdown(context.Background())
-	if _, err := env.Manager(); err == nil || time.Since(start) > time.Second {
+	if _, err := env.Manager(); !errors.Is(err, client.ErrShutDown) || time.Since(start) > time.Second {
 		t.Errorf("Manager after Shutdown: %v", err)
 	}
+	env.Touch(root + "/a.txt") // after Shutdown: ignored, no panic
 }

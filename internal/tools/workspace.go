@@ -2,6 +2,7 @@ package tools
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -25,6 +26,16 @@ type Overlay interface {
 	Document(path string) (Document, bool)
 }
 
+// OverlayWaiter is implemented by an Overlay whose documents change under
+// the agent (the editor's buffers), so that a tool which asked the editor
+// to change a buffer can wait for the change to arrive.
+type OverlayWaiter interface {
+	// WaitDocument waits until ok holds for the document at an absolute,
+	// cleaned path (open is false while it is not open) or ctx ends, and
+	// reports whether ok held.
+	WaitDocument(ctx context.Context, path string, ok func(d Document, open bool) bool) bool
+}
+
 // Workspace is the set of roots the agent works in and the overlay it
 // reads through. It is safe for concurrent use; roots change when the
 // editor adds or removes workspace folders. Every file operation on disk
@@ -38,8 +49,9 @@ type Workspace struct {
 	applier Applier
 	// recorder keeps the change history (nil: none).
 	recorder Recorder
-	// lsp are the language servers, for diagnostics after a change.
-	lsp *LSPEnv
+	// afterChange reports the language servers' diagnostics of the files
+	// a tool changed (nil: no language servers; see NewLSPEnv).
+	afterChange func(ctx context.Context, changed map[string]string) string
 	// reads remembers, per session and file, what the agent last saw, so
 	// an edit of a version it has not seen is refused.
 	reads map[string]map[string]readRecord

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"path/filepath"
+	"slices"
 	"sort"
 	"time"
 
@@ -84,6 +85,106 @@ func (c *Client) AllDiagnostics(ctx context.Context) (map[string][]Diagnostic, e
 		return nil
 	})
 	return out, err
+}
+
+// Confirming the diagnostics of a server that does not version its
+// publications (see SettledDiagnostics).
+const (
+	// settleQuiet is how long its publications for the file must stay
+	// unchanged.
+	settleQuiet = 600 * time.Millisecond
+	// settleMax bounds the confirmation.
+	settleMax = 3 * time.Second
+)
+
+// versionsDiagnostics reports the servers known to put the document
+// version in publishDiagnostics (or to answer pull diagnostics), whose
+// results Diagnostics can tell fresh from stale.
+func versionsDiagnostics(server string) bool {
+	switch server {
+	case "gopls", "pyright", "basedpyright", "clangd", "rust-analyzer":
+		return true
+	}
+	return false
+}
+
+// SettledDiagnostics is Diagnostics, confirmed for a server that does not
+// version its publications: typescript-language-server publishes per
+// kind, unversioned, about 370 ms after a change, so a publication
+// computed on the old text can arrive after the change, which the 300 ms
+// quiet period of Diagnostics then takes as fresh. Its result is
+// confirmed by watching the server's publications for the file until none
+// changed them for 600 ms (at most 3 s).
+func (c *Client) SettledDiagnostics(ctx context.Context, path string) ([]Diagnostic, error) {
+	ds, err := c.Diagnostics(ctx, path)
+	if err != nil || versionsDiagnostics(c.name) {
+		return ds, err
+	}
+	if s := c.current(); s != nil {
+		ds = s.settle(ctx, filepath.Clean(path), ds, settleQuiet, settleMax)
+	}
+	return ds, nil
+}
+
+// settle returns path's reported diagnostics once they have not changed
+// for quiet, starting from ds, waiting at most limit: it wakes on every
+// publication, never on a poll.
+func (s *session) settle(ctx context.Context, path string, ds []Diagnostic, quiet, limit time.Duration) []Diagnostic {
+	deadline := time.Now().Add(limit)
+	last := time.Now()
+	timer := time.NewTimer(quiet)
+	defer timer.Stop()
+	for {
+		s.diagMu.Lock()
+		wake := s.diagWake
+		items := s.reportedLocked(path)
+		s.diagMu.Unlock()
+		var cur []Diagnostic
+		if len(items) > 0 {
+			cur = convertDiagnostics(s.converter(), path, items)
+		}
+		if !sameDiagnostics(cur, ds) {
+			ds, last = cur, time.Now()
+		}
+		until := last.Add(quiet)
+		if until.After(deadline) {
+			until = deadline
+		}
+		wait := time.Until(until)
+		if wait <= 0 {
+			return ds
+		}
+		timer.Reset(wait)
+		select {
+		case <-ctx.Done():
+			return ds
+		case <-s.ctx.Done():
+			return ds
+		case <-wake:
+		case <-timer.C:
+		}
+	}
+}
+
+// reportedLocked is what the server last reported for path: its pull
+// result, else its publication. diagMu is held.
+func (s *session) reportedLocked(path string) []diagnostic {
+	if r, ok := s.pulled[path]; ok {
+		return r.Items
+	}
+	if p, ok := s.pushed[path]; ok {
+		return p.items
+	}
+	return nil
+}
+
+// sameDiagnostics compares two results by place, severity, message and
+// code.
+func sameDiagnostics(a, b []Diagnostic) bool {
+	return slices.EqualFunc(a, b, func(x, y Diagnostic) bool {
+		return x.Line == y.Line && x.Column == y.Column && x.EndLine == y.EndLine && x.EndColumn == y.EndColumn &&
+			x.Severity == y.Severity && x.Message == y.Message && x.Code == y.Code
+	})
 }
 
 // pulls reports whether the server offers textDocument/diagnostic.

@@ -10,10 +10,19 @@
 // position encoding the server negotiated (UTF-16 unless it picked UTF-8
 // or UTF-32) against the exact text the server was sent.
 //
+// Servers holds a workspace's Manager over its life: built on first use
+// from the configuration read then, replaced when the configuration
+// changes, shut down once (servers.go); it finds which languages a
+// workspace holds (discover.go) and checks a server's edits against the
+// text they were computed on before they are applied (edits.go). What it
+// needs of the workspace comes as a Workspace (files as the agent sees
+// them) and a Walk function, never as the tools' own types.
+//
 // In a workspace folder the person has not trusted (Config.Trusted), a
 // server starts in its safe form, which runs no program from the folder,
 // or not at all (trust.go, safe.go).
 //
 // The package is the client side only: it must not import the
-// editor-facing server (package lsp) or the agent.
+// editor-facing server (package lsp), the agent or the tools
+// (TestImportRule).
 package client

@@ -23,6 +23,8 @@ var (
 	ErrUntrusted = errors.New("workspace folder not trusted")
 	// ErrShutDown: the Manager has been shut down.
 	ErrShutDown = errors.New("language servers are shut down")
+	// ErrStale: a server's edits are not for the file's current text.
+	ErrStale = errors.New("file changed since the server computed its edits")
 )
 
 // errExited marks a request that failed because the server process ended

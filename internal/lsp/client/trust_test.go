@@ -25,23 +25,39 @@ import (
 type asks struct {
 	mu   sync.Mutex
 	reqs []TrustRequest
+	more chan struct{} // closed on the next add, for wait
 }
 
 func (a *asks) add(r TrustRequest) {
 	a.mu.Lock()
 	a.reqs = append(a.reqs, r)
+	if a.more != nil {
+		close(a.more)
+		a.more = nil
+	}
 	a.mu.Unlock()
 }
 
 // wait returns the requests once there is one (at most 5 s).
 func (a *asks) wait(t *testing.T) []TrustRequest {
 	t.Helper()
-	for deadline := time.Now().Add(5 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+	timeout := time.NewTimer(5 * time.Second)
+	defer timeout.Stop()
+	for {
 		a.mu.Lock()
 		reqs := append([]TrustRequest(nil), a.reqs...)
+		if a.more == nil {
+			a.more = make(chan struct{})
+		}
+		more := a.more
 		a.mu.Unlock()
-		if len(reqs) > 0 || time.Now().After(deadline) {
+		if len(reqs) > 0 {
 			return reqs
+		}
+		select {
+		case <-more:
+		case <-timeout.C:
+			return nil
 		}
 	}
 }

@@ -3,6 +3,7 @@ package client
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -294,6 +295,88 @@ func TestWaitPublished(t *testing.T) {
 		d.sent = time.Now()
 		if _, err := s.waitPublished(ctx, d); err == nil {
 			t.Error("no error after the context ended")
+		}
+	})
+}
+
+// TestSettle checks the confirmation of unversioned publications: it
+// follows each publication, returns once they stop changing, and gives up
+// at its bound.
+func TestSettle(t *testing.T) {
+	t.Parallel()
+	m := NewManager(Config{}, newTestWS(t.TempDir()), nil)
+	newSession := func() *session {
+		s := &session{c: &Client{m: m}, name: "test", pushed: map[string]*published{}, diagWake: make(chan struct{})}
+		s.ctx, s.cancel = context.WithCancel(context.Background())
+		t.Cleanup(s.cancel)
+		return s
+	}
+	publish := func(s *session, msgs ...string) {
+		var items []diagnostic
+		for _, m := range msgs {
+			items = append(items, diagnostic{Message: m})
+		}
+		s.storePublished(publishDiagnosticsParams{URI: "file:///f.ts", Diagnostics: items})
+	}
+	stale := []Diagnostic{{Path: "/f.ts", Line: 1, Column: 1, EndLine: 1, EndColumn: 1, Severity: "Error", Message: "stale"}}
+
+	t.Run("a later publication replaces the first result", func(t *testing.T) {
+		s := newSession()
+		publish(s, "stale")
+		go func() {
+			time.Sleep(100 * time.Millisecond)
+			publish(s, "syntax")
+			time.Sleep(100 * time.Millisecond)
+			publish(s) // the semantic stage clears it
+		}()
+		start := time.Now()
+		got := s.settle(context.Background(), "/f.ts", stale, 400*time.Millisecond, 3*time.Second)
+		if len(got) != 0 {
+			t.Fatalf("got %+v, want the last (empty) publication", got)
+		}
+		if e := time.Since(start); e < 590*time.Millisecond || e > 2*time.Second {
+			t.Errorf("returned after %v, want about 200 ms of publications plus 400 ms quiet", e)
+		}
+	})
+	t.Run("unchanged: returns after the quiet period", func(t *testing.T) {
+		s := newSession()
+		publish(s, "stale")
+		start := time.Now()
+		got := s.settle(context.Background(), "/f.ts", stale, 150*time.Millisecond, 2*time.Second)
+		if len(got) != 1 || got[0].Message != "stale" {
+			t.Fatalf("got %+v", got)
+		}
+		if e := time.Since(start); e < 140*time.Millisecond || e > 600*time.Millisecond {
+			t.Errorf("returned after %v, want about 150 ms", e)
+		}
+	})
+	t.Run("bounded while publications keep changing", func(t *testing.T) {
+		s := newSession()
+		stop := make(chan struct{})
+		defer close(stop)
+		go func() {
+			for i := 0; ; i++ {
+				select {
+				case <-stop:
+					return
+				case <-time.After(20 * time.Millisecond):
+					publish(s, fmt.Sprint(i))
+				}
+			}
+		}()
+		start := time.Now()
+		s.settle(context.Background(), "/f.ts", stale, 150*time.Millisecond, 400*time.Millisecond)
+		if e := time.Since(start); e < 390*time.Millisecond || e > time.Second {
+			t.Errorf("returned after %v, want the 400 ms bound", e)
+		}
+	})
+	t.Run("the session ending ends the wait", func(t *testing.T) {
+		s := newSession()
+		time.AfterFunc(50*time.Millisecond, s.cancel)
+		start := time.Now()
+		s.settle(context.Background(), "/f.ts", stale, time.Second, 2*time.Second)
+		if e := time.Since(start); e > 500*time.Millisecond {
+			t.Errorf("returned after %v, want at the session's end (50 ms)", e)
 		}
 	})
 }

@@ -6,9 +6,15 @@
 // "\r\n" and "\r" all end a line. A document is stored as a slice of lines,
 // so an incremental change costs the size of the lines it touches, not the
 // size of the document.
+//
+// Store.Wait lets a caller that asked the editor to change a buffer wait
+// for the editor's didChange: it wakes on every open, change and close.
+// Package docsync, beside this one, forwards the same events to the
+// language servers.
 package overlay
 
 import (
+	"context"
 	"fmt"
 	"net/url"
 	"path/filepath"
@@ -262,10 +268,47 @@ func splitLines(text string) []string {
 type Store struct {
 	mu   sync.RWMutex
 	docs map[string]*Doc // by path
+	// changed is closed and replaced on every open, change and close,
+	// waking Wait.
+	changed chan struct{}
 }
 
 // NewStore returns an empty store.
-func NewStore() *Store { return &Store{docs: map[string]*Doc{}} }
+func NewStore() *Store { return &Store{docs: map[string]*Doc{}, changed: make(chan struct{})} }
+
+// signalLocked wakes every Wait; s.mu is held for writing.
+func (s *Store) signalLocked() {
+	close(s.changed)
+	s.changed = make(chan struct{})
+}
+
+// Wait waits until ok holds for the document at path — called with its
+// text and version, or with open false while it is not open — or ctx
+// ends, and reports whether ok held. It wakes on every didOpen, didChange
+// and didClose, so a caller that asked the editor to change a buffer can
+// wait for the editor's didChange without polling.
+func (s *Store) Wait(ctx context.Context, path string, ok func(text string, version int32, open bool) bool) bool {
+	path = filepath.Clean(path)
+	for {
+		s.mu.Lock() // Text may fill the cache.
+		ch := s.changed
+		d, open := s.docs[path]
+		var text string
+		var version int32
+		if open {
+			text, version = d.Text(), d.Version
+		}
+		s.mu.Unlock()
+		if ok(text, version, open) {
+			return true
+		}
+		select {
+		case <-ctx.Done():
+			return false
+		case <-ch:
+		}
+	}
+}
 
 // Open records a didOpen. Re-opening an open document replaces it.
 func (s *Store) Open(uri, lang string, version int32, text string) error {
@@ -276,6 +319,7 @@ func (s *Store) Open(uri, lang string, version int32, text string) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.docs[path] = newDoc(uri, path, lang, version, text)
+	s.signalLocked()
 	return nil
 }
 
@@ -314,6 +358,7 @@ func (s *Store) Change(uri string, version int32, changes []Change) (warn string
 	}
 	d.lines, d.cached, d.text = work.lines, false, ""
 	d.Version = version
+	s.signalLocked()
 	return warn, nil
 }
 
@@ -329,6 +374,7 @@ func (s *Store) Close(uri string) error {
 		return fmt.Errorf("didClose for %s, which is not open", uri)
 	}
 	delete(s.docs, path)
+	s.signalLocked()
 	return nil
 }
 
