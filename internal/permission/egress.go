@@ -1,6 +1,8 @@
 package permission
 
 import (
+	"fmt"
+	"net/url"
 	"strings"
 
 	"github.com/agentls/agentls/internal/netdest"
@@ -28,6 +30,15 @@ func detectEgress(r *Request) []egressHit {
 		}
 		out = append(out, h)
 	}
+	if r.Capability == "net.fetch" {
+		// A fetch is a download; it sends data only in its URL.
+		for _, d := range r.Destinations {
+			if why := carriesData(d); why != "" {
+				add(egressHit{kind: "url", dest: DestinationHost(d), what: r.Tool + " (" + why + ")"})
+			}
+		}
+		return out
+	}
 	if r.Command == "" && len(r.Argvs) == 0 {
 		if !r.ReadOnly {
 			for _, d := range r.Destinations {
@@ -50,6 +61,35 @@ func detectEgress(r *Request) []egressHit {
 		}
 	}
 	return out
+}
+
+// carriesData says why a URL may carry workspace content out (a long
+// query, a long value or path segment, as an exfiltrating request needs),
+// or "".
+func carriesData(raw string) string {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return "a URL that does not parse"
+	}
+	if len(u.RawQuery) > 160 {
+		return fmt.Sprintf("a %d-character query", len(u.RawQuery))
+	}
+	for _, vs := range u.Query() {
+		for _, v := range vs {
+			if len(v) >= 64 {
+				return fmt.Sprintf("a %d-character query value", len(v))
+			}
+		}
+	}
+	for _, seg := range strings.Split(u.EscapedPath(), "/") {
+		if len(seg) >= 96 {
+			return fmt.Sprintf("a %d-character path segment", len(seg))
+		}
+	}
+	if u.User != nil {
+		return "credentials in the URL"
+	}
+	return ""
 }
 
 // unwrap drops assignments and wrappers that run the rest of the line
