@@ -60,9 +60,9 @@ type Event struct {
 	// ParentID is set on a subagent's events: the id of the agent tool
 	// call that started it.
 	ParentID string `json:"parent_id,omitempty"`
-	Text      string    `json:"text,omitempty"`
-	ID        string    `json:"id,omitempty"`
-	Name      string    `json:"name,omitempty"`
+	Text     string `json:"text,omitempty"`
+	ID       string `json:"id,omitempty"`
+	Name     string `json:"name,omitempty"`
 	// Title is a short human label of a tool call ("view main.go").
 	Title   string          `json:"title,omitempty"`
 	Input   json.RawMessage `json:"input,omitempty"`

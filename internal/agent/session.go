@@ -55,6 +55,9 @@ type Config struct {
 	// ParentScope, for a subagent, are the capabilities its parent may
 	// use: every call outside them is denied without asking.
 	ParentScope []string
+	// GateSession is the session ID the gate sees; empty means this
+	// session's own. A subagent's is its parent's.
+	GateSession string
 }
 
 // ErrBusy is returned when a turn is asked for while another one runs.
@@ -405,7 +408,7 @@ func (s *Session) execute(ctx context.Context, t *Turn, call ToolCall, send func
 	if err != nil {
 		return tools.Errorf("%v", err), ""
 	}
-	req.SessionID = s.ID
+	req.SessionID = s.gateSession()
 	req.Input = tc.Input
 	req.Hook = verdict
 	if s.cfg.ParentScope != nil {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/agentls/agentls/internal/agent/hooks"
 	"github.com/agentls/agentls/internal/permission"
 	"github.com/agentls/agentls/internal/tools"
 )
@@ -28,13 +29,24 @@ func (s *Session) runSubagent(ctx context.Context, t *Turn, callID, prompt, desc
 		caps = append(caps, sp.Capability)
 	}
 	scope := s.cfg.Gate.Scope(caps)
+	// The parent's tool hooks guard the subagent's calls too; its
+	// lifecycle hooks (session start, prompt, stop) are the parent's own.
+	var toolHooks []hooks.Config
+	for _, h := range s.cfg.Hooks {
+		if h.Event.IsToolEvent() {
+			toolHooks = append(toolHooks, h)
+		}
+	}
 	child := NewSession(s.ID+"-"+callID, Config{
 		Provider:      s.cfg.Provider,
 		Tools:         s.cfg.Subagents,
 		Gate:          s.cfg.Gate,
+		GateSession:   s.gateSession(),
 		MaxSteps:      subagentMaxSteps,
 		System:        SubagentSystemPrompt,
 		Channel:       s.cfg.Channel,
+		Hooks:         toolHooks,
+		HookDir:       s.cfg.HookDir,
 		ContextWindow: s.cfg.ContextWindow,
 		ParentScope:   scope,
 	})
@@ -57,6 +69,16 @@ func (s *Session) runSubagent(ctx context.Context, t *Turn, callID, prompt, desc
 		return res.Text, fmt.Errorf("%w", res.Err)
 	}
 	return res.Text, fmt.Errorf("it ended %s before answering", res.Reason)
+}
+
+// gateSession is the session the gate judges this one's calls under: a
+// subagent's are its parent's, so a grant the person gave the session
+// holds for its subagents and the calls count together.
+func (s *Session) gateSession() string {
+	if s.cfg.GateSession != "" {
+		return s.cfg.GateSession
+	}
+	return s.ID
 }
 
 // setTodos keeps the session's new todo list, journals it and tells the

@@ -4,7 +4,8 @@ import (
 	"context"
 	"fmt"
 	"path/filepath"
-	"slices"
+	"strings"
+	"time"
 
 	"github.com/agentls/agentls/internal/agent"
 	"github.com/agentls/agentls/internal/agent/model"
@@ -43,17 +44,19 @@ func (e *Env) Gate(ctx context.Context, pol permission.Policy, asker permission.
 
 // Registry is the tool set offered to the model, with the language
 // servers configured from cfg; with q (a person who can answer) it
-// includes question. The shell's job table is made once per environment,
+// includes question, which waits askTimeout as a permission ask does
+// (0: the default). The shell's job table is made once per environment,
 // so background jobs outlive a session but not the environment.
-func (e *Env) Registry(cfg config.Config, q tools.Questioner) (*tools.Registry, error) {
+func (e *Env) Registry(cfg config.Config, q tools.Questioner, askTimeout time.Duration) (*tools.Registry, error) {
+	var ts []tools.Tool
 	if f := e.app.opts.Tools; f != nil {
-		return tools.NewRegistry(f(e.ws)...)
+		ts = f(e.ws)
+	} else {
+		e.lsp.Configure(e.LSPConfig(cfg))
+		ts = tools.DefaultTools(e.ws, e.shellEnv(), e.lsp)
 	}
-	shell := e.shellEnv()
-	e.lsp.Configure(e.LSPConfig(cfg))
-	ts := tools.DefaultTools(e.ws, shell, e.lsp)
 	if q != nil {
-		ts = append(ts, tools.NewQuestionTool(q, 0))
+		ts = append(ts, tools.NewQuestionTool(q, askTimeout))
 	}
 	return tools.NewRegistry(ts...)
 }
@@ -72,9 +75,21 @@ func (e *Env) subagentRegistry(cfg config.Config) (*tools.Registry, error) {
 		for _, t := range ts {
 			have[t.Spec().Name] = true
 		}
+		all := map[string]tools.Tool{}
+		var names []string
 		for _, t := range tools.DefaultTools(e.ws, shell, e.lsp) {
-			name := t.Spec().Name
-			if !have[name] && name != "agent" && slices.Contains(cfg.SubagentTools, name) {
+			all[t.Spec().Name] = t
+			names = append(names, t.Spec().Name)
+		}
+		for _, name := range cfg.SubagentTools {
+			t, ok := all[name]
+			switch {
+			case name == "agent" || name == "question":
+				return nil, fmt.Errorf("subagent_tools: a subagent never gets %s (it cannot start subagents or ask the person); remove it", name)
+			case !ok:
+				return nil, fmt.Errorf("subagent_tools: there is no tool %q; the tools are %s", name, strings.Join(names, ", "))
+			case !have[name]:
+				have[name] = true
 				ts = append(ts, t)
 			}
 		}
@@ -153,7 +168,7 @@ func (e *Env) NewSession(ctx context.Context, so SessionOptions) (*Session, erro
 	if err != nil {
 		return nil, err
 	}
-	reg, err := e.Registry(set.Config, so.Questioner)
+	reg, err := e.Registry(set.Config, so.Questioner, set.Policy.AskTimeout)
 	if err != nil {
 		return nil, err
 	}

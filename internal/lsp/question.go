@@ -63,4 +63,3 @@ func (q editorQuestioner) Question(ctx context.Context, qu tools.Question) (tool
 	}
 	return tools.Reply{Chosen: []string{title}}, nil
 }
-

@@ -2,6 +2,7 @@ package permission
 
 import (
 	"fmt"
+	"net/netip"
 	"net/url"
 	"strings"
 
@@ -12,6 +13,9 @@ import (
 // publish, copy, connect, send), where to, and the words that do it.
 type egressHit struct {
 	kind, dest, what string
+	// message, when set, is the whole warning (for hits that are not
+	// data sent out).
+	message string
 }
 
 // defaultGitRemote is what tools/shell reports for a push without a remote.
@@ -33,8 +37,13 @@ func detectEgress(r *Request) []egressHit {
 	if r.Capability == "net.fetch" {
 		// A fetch is a download; it sends data only in its URL.
 		for _, d := range r.Destinations {
+			h := DestinationHost(d)
 			if why := carriesData(d); why != "" {
-				add(egressHit{kind: "url", dest: DestinationHost(d), what: r.Tool + " (" + why + ")"})
+				add(egressHit{kind: "url", dest: h, what: r.Tool + " (" + why + ")"})
+			}
+			if local(h) {
+				add(egressHit{kind: "local", dest: h, message: fmt.Sprintf(
+					"egress: %s reaches %s, an address on this machine or its private network, where local services and cloud metadata listen", r.Tool, h)})
 			}
 		}
 		return out
@@ -61,6 +70,22 @@ func detectEgress(r *Request) []egressHit {
 		}
 	}
 	return out
+}
+
+// local reports whether host is this machine or a private, link-local or
+// unspecified address. A name is judged as written: one that resolves to
+// such an address is not caught here.
+func local(host string) bool {
+	host = strings.TrimSuffix(strings.Trim(host, "[]"), ".")
+	if host == "localhost" || strings.HasSuffix(host, ".localhost") {
+		return true
+	}
+	a, err := netip.ParseAddr(host)
+	if err != nil {
+		return false
+	}
+	a = a.Unmap()
+	return a.IsLoopback() || a.IsPrivate() || a.IsLinkLocalUnicast() || a.IsUnspecified() || a.IsLinkLocalMulticast()
 }
 
 // carriesData says why a URL may carry workspace content out (a long

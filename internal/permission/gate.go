@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"hash/maphash"
+	"slices"
 	"sync"
 	"time"
 )
@@ -177,7 +178,7 @@ func (g *Gate) callID(r *Request) uint64 {
 		h.WriteString(s)
 		h.WriteByte(0)
 	}
-	for _, p := range r.Paths {
+	for _, p := range slices.Concat(r.Paths, []string{"\x00dest"}, r.Destinations) {
 		h.WriteString(p)
 		h.WriteByte(0)
 	}

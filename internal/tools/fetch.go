@@ -12,6 +12,7 @@ import (
 	"net/url"
 	"strings"
 	"time"
+	"unicode"
 
 	htmltomarkdown "github.com/JohannesKaufmann/html-to-markdown/v2"
 	"github.com/JohannesKaufmann/html-to-markdown/v2/converter"
@@ -208,24 +209,33 @@ func htmlText(body []byte) (string, error) {
 		return "", fmt.Errorf("reading the HTML: %w", err)
 	}
 	var b strings.Builder
-	var walk func(n *html.Node)
-	walk = func(n *html.Node) {
+	var walk func(n *html.Node, pre bool)
+	walk = func(n *html.Node, pre bool) {
 		if n.Type == html.ElementNode {
 			switch n.Data {
 			case "script", "style", "noscript", "template", "head":
 				return
-			case "p", "div", "br", "li", "tr", "h1", "h2", "h3", "h4", "h5", "h6", "pre", "section", "article":
+			case "pre":
+				pre = true
+				b.WriteString("\n")
+			case "p", "div", "br", "li", "tr", "h1", "h2", "h3", "h4", "h5", "h6", "section", "article", "blockquote", "dt", "dd":
 				b.WriteString("\n")
 			}
 		}
 		if n.Type == html.TextNode {
-			b.WriteString(n.Data)
+			if pre {
+				b.WriteString(n.Data)
+			} else {
+				// Outside <pre>, any run of white space (a line break
+				// in the source too) is one space.
+				b.WriteString(collapseSpace(n.Data))
+			}
 		}
 		for c := n.FirstChild; c != nil; c = c.NextSibling {
-			walk(c)
+			walk(c, pre)
 		}
 	}
-	walk(doc)
+	walk(doc, false)
 	var lines []string
 	for _, l := range strings.Split(b.String(), "\n") {
 		if l = strings.Join(strings.Fields(l), " "); l != "" {
@@ -233,4 +243,25 @@ func htmlText(body []byte) (string, error) {
 		}
 	}
 	return strings.Join(lines, "\n"), nil
+}
+
+// collapseSpace turns every run of white space in s into one space.
+func collapseSpace(s string) string {
+	var b strings.Builder
+	space := false
+	for _, r := range s {
+		if unicode.IsSpace(r) {
+			space = true
+			continue
+		}
+		if space {
+			b.WriteByte(' ')
+			space = false
+		}
+		b.WriteRune(r)
+	}
+	if space {
+		b.WriteByte(' ')
+	}
+	return b.String()
 }
