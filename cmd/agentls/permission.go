@@ -84,7 +84,7 @@ func cmdExplain(ctx context.Context, args []string, stdout, stderr io.Writer) in
 	if err != nil {
 		return bad(err)
 	}
-	reg, err := env.Registry(set.Config)
+	reg, err := env.Registry(set.Config, nil, 0)
 	if err != nil {
 		return bad(err)
 	}

@@ -263,3 +263,43 @@ func at(list []string, i int) string {
 	}
 	return "<none>"
 }
+
+// Without the plugin, Neovim's own LSP client gets the agent's question as
+// window/showMessageRequest with the options as actions; the title chosen
+// is the tool's result.
+func TestNvimQuestionAsShowMessageRequest(t *testing.T) {
+	r := newRun(t, map[string]string{"a.txt": "x\n"})
+	path := r.path("replay.json")
+	script := `{"turns":[
+		{"text":"One question first.","tool_calls":[{"name":"question","input":{"question":"Which store?","options":["sqlite","postgres"]}}]},
+		{"text":"Using it."}]}`
+	if err := os.WriteFile(path, []byte(script), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r.env["AGENTLS_E2E_MODEL"] = "replay:" + path
+	r.env["AGENTLS_E2E_FILE"] = "a.txt"
+	r.env["AGENTLS_E2E_LINE"] = "1"
+	r.env["AGENTLS_E2E_TEXT"] = "x"
+	r.env["AGENTLS_E2E_PROMPT"] = "add storage"
+	r.env["AGENTLS_E2E_ANSWER"] = "postgres"
+	rec := r.nvim("ask_unsaved.lua")
+	if len(rec.Asks) != 1 || rec.Asks[0].Message != "agentls asks: Which store?" {
+		r.fail("asks = %+v, want the question", rec.Asks)
+	}
+	var titles []string
+	for _, a := range rec.Asks[0].Actions {
+		titles = append(titles, a.Title)
+	}
+	if strings.Join(titles, ",") != "sqlite,postgres" {
+		t.Errorf("actions = %v, want the options", titles)
+	}
+	var result string
+	for _, e := range rec.Events {
+		if e.Type == agent.EventToolResult && e.Name == "question" && e.Content != nil {
+			result = *e.Content
+		}
+	}
+	if result != "The person chose: postgres" {
+		t.Errorf("question result = %q", result)
+	}
+}

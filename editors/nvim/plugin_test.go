@@ -27,6 +27,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/agentls/agentls/internal/agent/openai/openaitest"
 )
 
 // pluginTimeout bounds one Neovim run; the Lua waits are shorter.
@@ -62,6 +64,12 @@ type pluginRecord struct {
 		Name string `json:"name"`
 		Text string `json:"text"`
 	} `json:"windows_after"`
+
+	// plugin_question.lua
+	Inputs []struct {
+		Prompt string `json:"prompt"`
+		Answer string `json:"answer"`
+	} `json:"inputs"`
 
 	// plugin_coroutine.lua
 	Yielded            bool   `json:"yielded"`
@@ -638,4 +646,77 @@ func quoteOrNil(s *string) string {
 		return "<no file>"
 	}
 	return fmt.Sprintf("%q", *s)
+}
+
+// The agent's questions reach the person through the plugin's
+// agentls/question: free text through vim.ui.input, one choice or several
+// (then "Done") through vim.ui.select; a dismissed one is "no answer". The
+// model endpoint (the real OpenAI wire format) reads each answer in the
+// tool result that follows.
+func TestNvimPluginQuestion(t *testing.T) {
+	r := newPluginRun(t, map[string]string{"a.txt": pluginFile})
+	questions := []map[string]any{
+		{"question": "What should the table be called?"},
+		{"question": "Which store?", "options": []string{"sqlite", "postgres"}},
+		{"question": "Which checks?", "options": []string{"vet", "lint", "race"}, "multi": true},
+		{"question": "Anything else?"},
+	}
+	srv := openaitest.New(func(req openaitest.Request) openaitest.Reply {
+		asked := 0
+		for _, m := range req.Messages {
+			if m.Role == "tool" {
+				asked++
+			}
+		}
+		if asked < len(questions) {
+			return openaitest.Reply{ToolCalls: []openaitest.ToolCall{openaitest.Call(fmt.Sprintf("q%d", asked), "question", questions[asked])}}
+		}
+		return openaitest.Reply{Parts: []string{"Thanks."}}
+	})
+	t.Cleanup(srv.Close)
+	cfg := fmt.Sprintf(`{"providers":{"rec":{"base_url":%q}}}`, srv.URL)
+	if err := os.MkdirAll(r.path("config", "agentls"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(r.path("config", "agentls", "config.json"), []byte(cfg), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	r.env["AGENTLS_E2E_MODEL"] = "rec:m"
+	r.env["AGENTLS_E2E_FILE"] = "a.txt"
+	r.env["AGENTLS_PLUGIN_INPUTS"] = "call it kv,"
+	r.env["AGENTLS_PLUGIN_ANSWERS"] = "postgres,vet,race,Done"
+	rec := r.nvim("plugin_question.lua")
+	defer r.done()
+
+	reqs := srv.Requests()
+	var results []string
+	if len(reqs) > 0 {
+		for _, m := range reqs[len(reqs)-1].Messages {
+			if m.Role == "tool" {
+				results = append(results, m.Content)
+			}
+		}
+	}
+	want := []string{"The person answered: call it kv", "The person chose: postgres", "The person chose: vet; race", "No answer: the person dismissed the question"}
+	if len(results) != len(want) {
+		r.errorf("tool results %q, want %q", results, want)
+	}
+	for i := range want {
+		if i < len(results) && !strings.HasPrefix(results[i], want[i]) {
+			r.errorf("answer %d = %q, want %q", i+1, results[i], want[i])
+		}
+	}
+	if len(rec.Inputs) != 2 || rec.Inputs[0].Prompt != "agentls asks: What should the table be called? " {
+		r.errorf("vim.ui.input calls %+v", rec.Inputs)
+	}
+	var titles []string
+	for _, s := range rec.Selects {
+		titles = append(titles, s.Kind+":"+strings.Join(s.Titles, "|"))
+	}
+	if got := strings.Join(titles, " "); got != "agentls_question:sqlite|postgres agentls_question:vet|lint|race|Done agentls_question:lint|race|Done agentls_question:lint|Done" {
+		r.errorf("vim.ui.select calls %s", got)
+	}
+	if len(rec.Selects) == 4 && (rec.Selects[0].Status != "waiting for you" || rec.Selects[3].Prompt != "agentls asks: Which checks? (chosen: vet, race)") {
+		r.errorf("selects %+v", rec.Selects)
+	}
 }

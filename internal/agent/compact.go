@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
+
+	"github.com/agentls/agentls/internal/tools"
 )
 
 // Context management: before a request would pass compactAt of the
@@ -207,6 +209,10 @@ func (s *Session) summarize(ctx context.Context, req Request) (int, error) {
 	summary := strings.TrimSpace(resp.Text)
 	if summary == "" {
 		return 0, fmt.Errorf("model %s wrote an empty summary", s.cfg.Provider.Name())
+	}
+	if todos := s.Todos(); len(todos) > 0 {
+		// The plan outlives the conversation that made it.
+		summary += "\n\nYour todo list (keep it current with the todos tool):\n" + tools.FormatTodos(todos)
 	}
 	s.addUsage(resp.Usage)
 	s.mu.Lock()

@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
+
+	"github.com/agentls/agentls/internal/tools"
 )
 
 // EventType names an agent event; the values are the "type" field of
@@ -35,6 +37,9 @@ const (
 	// EventWarning is something the person should know that does not end
 	// the turn.
 	EventWarning EventType = "warning"
+	// EventTodos carries the agent's todo list (Todos) whenever it changes,
+	// and a one-line progress (Message: "2/5: writing the fix").
+	EventTodos EventType = "todos"
 )
 
 // Turn end reasons.
@@ -52,9 +57,12 @@ type Event struct {
 	Type      EventType `json:"type"`
 	SessionID string    `json:"session_id,omitempty"`
 	TurnID    string    `json:"turn_id,omitempty"`
-	Text      string    `json:"text,omitempty"`
-	ID        string    `json:"id,omitempty"`
-	Name      string    `json:"name,omitempty"`
+	// ParentID is set on a subagent's events: the id of the agent tool
+	// call that started it.
+	ParentID string `json:"parent_id,omitempty"`
+	Text     string `json:"text,omitempty"`
+	ID       string `json:"id,omitempty"`
+	Name     string `json:"name,omitempty"`
 	// Title is a short human label of a tool call ("view main.go").
 	Title   string          `json:"title,omitempty"`
 	Input   json.RawMessage `json:"input,omitempty"`
@@ -81,6 +89,8 @@ type Event struct {
 	Usage        *Usage `json:"usage,omitempty"`
 	TurnUsage    *Usage `json:"turn_usage,omitempty"`
 	SessionUsage *Usage `json:"session_usage,omitempty"`
+	// Todos is the todo list of a todos event.
+	Todos []tools.Todo `json:"todos,omitempty"`
 }
 
 // String renders the event as one plain-text transcript line.
@@ -119,6 +129,8 @@ func (e Event) String() string {
 		}
 	case EventCompaction, EventWarning:
 		return e.Message
+	case EventTodos:
+		return "todos " + e.Message + "\n" + tools.FormatTodos(e.Todos)
 	case EventError:
 		return "error: " + e.Message
 	case EventHook:

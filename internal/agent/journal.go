@@ -3,6 +3,8 @@ package agent
 import (
 	"encoding/json"
 	"fmt"
+
+	"github.com/agentls/agentls/internal/tools"
 )
 
 // Journal keeps a session's record as it happens: the history store
@@ -20,6 +22,7 @@ const (
 	RecordElision    = "elision"    // a message's content was cut (Index, Content)
 	RecordUsage      = "usage"      // one model call's Usage
 	RecordTurn       = "turn"       // a turn started (ID)
+	RecordTodos      = "todos"      // the todo list ([]tools.Todo)
 )
 
 // compactionRecord is a RecordCompaction's data.
@@ -50,6 +53,7 @@ type Restored struct {
 	History []Message
 	Turns   int
 	Usage   Usage
+	Todos   []tools.Todo
 }
 
 // Restore replays a journal: the history as the model last saw it
@@ -95,6 +99,12 @@ func Restore(records []JournalRecord) (Restored, error) {
 			r.Usage = r.Usage.Add(u)
 		case RecordTurn:
 			r.Turns++
+		case RecordTodos:
+			var t []tools.Todo
+			if err := json.Unmarshal(rec.Data, &t); err != nil {
+				return bad(err)
+			}
+			r.Todos = t
 		}
 		// Unknown kinds come from a newer agentls: they add, never change,
 		// the conversation, so they are skipped.

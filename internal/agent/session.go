@@ -49,6 +49,15 @@ type Config struct {
 	// Restored is where a resumed session starts: its earlier history,
 	// turn count and usage (Restore).
 	Restored Restored
+	// Subagents are the tools a subagent of this session gets (the agent
+	// tool); nil means the session cannot start subagents.
+	Subagents *tools.Registry
+	// ParentScope, for a subagent, are the capabilities its parent may
+	// use: every call outside them is denied without asking.
+	ParentScope []string
+	// GateSession is the session ID the gate sees; empty means this
+	// session's own. A subagent's is its parent's.
+	GateSession string
 }
 
 // ErrBusy is returned when a turn is asked for while another one runs.
@@ -75,6 +84,7 @@ type Session struct {
 	usage   Usage   // the session's total
 	learned int     // the window a provider named in a "too long" answer
 	calib   float64 // provider's prompt tokens per estimated token
+	todos   []tools.Todo
 
 	journalFailed bool
 
@@ -92,7 +102,8 @@ func NewSession(id string, cfg Config) *Session {
 	if cfg.System == "" {
 		cfg.System = DefaultSystemPrompt
 	}
-	s := &Session{ID: id, cfg: cfg, history: cfg.Restored.History, turns: cfg.Restored.Turns, usage: cfg.Restored.Usage}
+	s := &Session{ID: id, cfg: cfg, history: cfg.Restored.History, turns: cfg.Restored.Turns, usage: cfg.Restored.Usage,
+		todos: cfg.Restored.Todos}
 	s.initHooks()
 	return s
 }
@@ -124,6 +135,22 @@ type Turn struct {
 	cancel context.CancelFunc
 	done   chan struct{}
 	result Result
+
+	mu    sync.Mutex
+	usage Usage // the turn's, subagents' included
+}
+
+// addUsage counts a model call's usage in the turn.
+func (t *Turn) addUsage(u Usage) {
+	t.mu.Lock()
+	t.usage = t.usage.Add(u)
+	t.mu.Unlock()
+}
+
+func (t *Turn) usageSoFar() Usage {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.usage
 }
 
 // Result is how a turn ended.
@@ -206,11 +233,11 @@ func (s *Session) run(ctx context.Context, t *Turn, prompt string, emit func(Eve
 		e.SessionID, e.TurnID = s.ID, t.ID
 		emit(e)
 	}
-	var turnUsage Usage
 	end := func(r Result) Result {
 		if r.Err != nil {
 			send(Event{Type: EventError, Message: r.Err.Error()})
 		}
+		turnUsage := t.usageSoFar()
 		r.Usage = turnUsage
 		e := Event{Type: EventTurnEnd, Reason: r.Reason}
 		if su := s.Usage(); su != (Usage{}) { // providers that report none show none
@@ -246,14 +273,13 @@ func (s *Session) run(ctx context.Context, t *Turn, prompt string, emit func(Eve
 		if ctx.Err() != nil {
 			return end(Result{Reason: ReasonCancelled, Text: last})
 		}
-		resp, err := s.call(ctx, Request{System: s.cfg.System, Tools: defs}, send)
+		resp, err := s.call(ctx, t, Request{System: s.cfg.System, Tools: defs}, send)
 		if err != nil {
 			if ctx.Err() != nil {
 				return end(Result{Reason: ReasonCancelled, Text: last})
 			}
 			return end(Result{Reason: ReasonError, Text: last, Err: err})
 		}
-		turnUsage = turnUsage.Add(resp.Usage)
 		if resp.Text != "" {
 			last = resp.Text
 			send(Event{Type: EventText, Text: resp.Text})
@@ -274,6 +300,9 @@ func (s *Session) run(ctx context.Context, t *Turn, prompt string, emit func(Eve
 			send(Event{Type: EventToolCall, ID: call.ID, Name: call.Name, Input: call.Input, Title: title(call)})
 			res, reason := s.execute(ctx, t, call, send)
 			send(Event{Type: EventToolResult, ID: call.ID, Name: call.Name, IsError: &res.IsError, Content: &res.Content, Diff: res.Diff})
+			if res.Todos != nil {
+				s.setTodos(res.Todos, send)
+			}
 			s.appendHistory(Message{Role: RoleTool, ToolCallID: call.ID, Name: call.Name, Content: res.Content})
 			if ctx.Err() != nil {
 				reason = ReasonCancelled
@@ -293,7 +322,7 @@ func (s *Session) run(ctx context.Context, t *Turn, prompt string, emit func(Eve
 // when the request would not fit, the answer streams as text_delta and
 // thinking_delta events, and a provider's "too long" answer compacts and
 // retries once. The call's usage is reported and journaled.
-func (s *Session) call(ctx context.Context, req Request, send func(Event)) (Response, error) {
+func (s *Session) call(ctx context.Context, t *Turn, req Request, send func(Event)) (Response, error) {
 	req.Messages = s.snapshot()
 	req, err := s.ensureRoom(ctx, req, false, send)
 	if err != nil {
@@ -322,6 +351,7 @@ func (s *Session) call(ctx context.Context, req Request, send func(Event)) (Resp
 		}
 		s.calibrate(req, resp.Usage)
 		s.addUsage(resp.Usage)
+		t.addUsage(resp.Usage)
 		if resp.Usage != (Usage{}) {
 			u, su := resp.Usage, s.Usage()
 			send(Event{Type: EventUsage, Usage: &u, SessionUsage: &su})
@@ -365,6 +395,11 @@ func (s *Session) execute(ctx context.Context, t *Turn, call ToolCall, send func
 		return tools.Errorf("unknown tool %q; available tools: %s", call.Name, strings.Join(names, ", ")), ""
 	}
 	tc := tools.Call{ID: call.ID, SessionID: s.ID, TurnID: t.ID, Input: call.Input}
+	if s.cfg.Subagents != nil {
+		tc.Subagent = func(ctx context.Context, prompt, description string) (string, error) {
+			return s.runSubagent(ctx, t, call.ID, prompt, description, send)
+		}
+	}
 	verdict, res, reason := s.preToolHooks(ctx, t, tool, &tc)
 	if res != nil {
 		return *res, reason
@@ -373,9 +408,12 @@ func (s *Session) execute(ctx context.Context, t *Turn, call ToolCall, send func
 	if err != nil {
 		return tools.Errorf("%v", err), ""
 	}
-	req.SessionID = s.ID
+	req.SessionID = s.gateSession()
 	req.Input = tc.Input
 	req.Hook = verdict
+	if s.cfg.ParentScope != nil {
+		req.ParentAllowed = s.cfg.ParentScope
+	}
 	d := s.cfg.Gate.Check(ctx, req)
 	scope := d.Scope
 	if scope == "" {

@@ -54,8 +54,10 @@ type Options struct {
 	// providers.
 	NewProvider func(spec, dir string) (agent.Provider, error)
 	// Tools returns the tools offered to the model; nil means the
-	// built-in set.
-	Tools func(ws *tools.Workspace) []tools.Tool
+	// built-in set. SubagentTools are a subagent's; nil means the
+	// built-in read-only set.
+	Tools         func(ws *tools.Workspace) []tools.Tool
+	SubagentTools func(ws *tools.Workspace) []tools.Tool
 }
 
 // App makes workspace environments for front-ends.

@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"path/filepath"
+	"strings"
+	"time"
 
 	"github.com/agentls/agentls/internal/agent"
 	"github.com/agentls/agentls/internal/agent/model"
@@ -41,21 +43,67 @@ func (e *Env) Gate(ctx context.Context, pol permission.Policy, asker permission.
 }
 
 // Registry is the tool set offered to the model, with the language
-// servers configured from cfg. The shell's job table is made once per
-// environment, so background jobs outlive a session but not the
-// environment.
-func (e *Env) Registry(cfg config.Config) (*tools.Registry, error) {
+// servers configured from cfg; with q (a person who can answer) it
+// includes question, which waits askTimeout as a permission ask does
+// (0: the default). The shell's job table is made once per environment,
+// so background jobs outlive a session but not the environment.
+func (e *Env) Registry(cfg config.Config, q tools.Questioner, askTimeout time.Duration) (*tools.Registry, error) {
+	var ts []tools.Tool
 	if f := e.app.opts.Tools; f != nil {
+		ts = f(e.ws)
+	} else {
+		e.lsp.Configure(e.LSPConfig(cfg))
+		ts = tools.DefaultTools(e.ws, e.shellEnv(), e.lsp)
+	}
+	if q != nil {
+		ts = append(ts, tools.NewQuestionTool(q, askTimeout))
+	}
+	return tools.NewRegistry(ts...)
+}
+
+// subagentRegistry is the tool set of the session's subagents:
+// read-only by default, more when the settings name them
+// (subagent_tools), never question nor agent.
+func (e *Env) subagentRegistry(cfg config.Config) (*tools.Registry, error) {
+	if f := e.app.opts.SubagentTools; f != nil {
 		return tools.NewRegistry(f(e.ws)...)
 	}
+	shell := e.shellEnv()
+	ts := tools.SubagentTools(e.ws, shell, e.lsp)
+	if len(cfg.SubagentTools) > 0 {
+		have := map[string]bool{}
+		for _, t := range ts {
+			have[t.Spec().Name] = true
+		}
+		all := map[string]tools.Tool{}
+		var names []string
+		for _, t := range tools.DefaultTools(e.ws, shell, e.lsp) {
+			all[t.Spec().Name] = t
+			names = append(names, t.Spec().Name)
+		}
+		for _, name := range cfg.SubagentTools {
+			t, ok := all[name]
+			switch {
+			case name == "agent" || name == "question":
+				return nil, fmt.Errorf("subagent_tools: a subagent never gets %s (it cannot start subagents or ask the person); remove it", name)
+			case !ok:
+				return nil, fmt.Errorf("subagent_tools: there is no tool %q; the tools are %s", name, strings.Join(names, ", "))
+			case !have[name]:
+				have[name] = true
+				ts = append(ts, t)
+			}
+		}
+	}
+	return tools.NewRegistry(ts...)
+}
+
+func (e *Env) shellEnv() *tools.ShellEnv {
 	e.mu.Lock()
+	defer e.mu.Unlock()
 	if e.shell == nil {
 		e.shell = tools.NewShellEnv(e.ws, filepath.Join(e.StateDir(), "outputs"))
 	}
-	shell := e.shell
-	e.mu.Unlock()
-	e.lsp.Configure(e.LSPConfig(cfg))
-	return tools.NewRegistry(tools.DefaultTools(e.ws, shell, e.lsp)...)
+	return e.shell
 }
 
 // SessionOptions are a front-end's choices for one session.
@@ -83,6 +131,9 @@ type SessionOptions struct {
 	// did (summaries included).
 	Resume   string
 	Continue bool
+	// Questioner reaches the person for the question tool; nil (headless)
+	// means the tool is not offered.
+	Questioner tools.Questioner
 }
 
 // Session is a session with what the front-end needs beside it.
@@ -117,7 +168,11 @@ func (e *Env) NewSession(ctx context.Context, so SessionOptions) (*Session, erro
 	if err != nil {
 		return nil, err
 	}
-	reg, err := e.Registry(set.Config)
+	reg, err := e.Registry(set.Config, so.Questioner, set.Policy.AskTimeout)
+	if err != nil {
+		return nil, err
+	}
+	subs, err := e.subagentRegistry(set.Config)
 	if err != nil {
 		return nil, err
 	}
@@ -142,6 +197,7 @@ func (e *Env) NewSession(ctx context.Context, so SessionOptions) (*Session, erro
 		ContextWindow:        contextWindow(spec, set, prov),
 		Journal:              journal,
 		Restored:             restored,
+		Subagents:            subs,
 	})
 	return &Session{Session: sess, Gate: gate, Settings: set}, nil
 }

@@ -24,9 +24,13 @@ import (
 // docs/configuration.md.
 type Config struct {
 	// Model is "provider:model", e.g. "openai:gpt-4.1".
-	Model       string              `json:"model,omitempty"`
-	Providers   map[string]Provider `json:"providers,omitempty"`
-	Permissions Permissions         `json:"permissions,omitempty"`
+	Model     string              `json:"model,omitempty"`
+	Providers map[string]Provider `json:"providers,omitempty"`
+	// SubagentTools names tools a subagent gets besides the read-only set
+	// (e.g. ["bash"]); its calls still pass the gate within its parent's
+	// scope.
+	SubagentTools []string    `json:"subagent_tools,omitempty"`
+	Permissions   Permissions `json:"permissions,omitempty"`
 	// MaxSteps bounds model calls per turn.
 	MaxSteps int `json:"max_steps,omitempty"`
 	// TrustedWorkspaces are the folders the person trusts: an absolute
@@ -155,6 +159,9 @@ func Merge(base, over Config) Config {
 	}
 	if over.MaxSteps != 0 {
 		base.MaxSteps = over.MaxSteps
+	}
+	if len(over.SubagentTools) > 0 {
+		base.SubagentTools = slices.Clone(over.SubagentTools)
 	}
 	if over.MaxStopContinuations != 0 {
 		base.MaxStopContinuations = over.MaxStopContinuations

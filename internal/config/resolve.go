@@ -201,6 +201,9 @@ func tightenFrom(p *Permissions, ws Config, root, src string, warn func(src, key
 	if ws.Model != "" || len(ws.Providers) > 0 || ws.MaxSteps != 0 {
 		warn(src, "model, providers, max_steps", "ignored: the workspace is not trusted")
 	}
+	if len(ws.SubagentTools) > 0 {
+		warn(src, "subagent_tools", "ignored: the workspace is not trusted")
+	}
 	if hasLSP(ws) {
 		warn(src, "lsp, auto_lsp", "ignored: the workspace is not trusted, and a language server is a program agentls would run")
 	}

@@ -219,11 +219,12 @@ func (s *Server) ensureSession(resume string) (*agent.Session, error) {
 		return s.session, nil
 	}
 	as, err := s.env.NewSession(s.base, app.SessionOptions{
-		Resume:  resume,
-		Editor:  config.Merge(s.editor, clientConf),
-		Models:  []model.Source{{Name: "the editor's initializationOptions.model", Value: s.editor.Model}},
-		Asker:   editorAsker{s},
-		Channel: "editor",
+		Resume:     resume,
+		Editor:     config.Merge(s.editor, clientConf),
+		Models:     []model.Source{{Name: "the editor's initializationOptions.model", Value: s.editor.Model}},
+		Asker:      editorAsker{s},
+		Questioner: editorQuestioner{s},
+		Channel:    "editor",
 	})
 	if err != nil {
 		return nil, err

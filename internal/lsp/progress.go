@@ -98,6 +98,12 @@ func (r *turnReporter) loop() {
 		if progress && e.Type == agent.EventToolCall {
 			r.progress(ctx, protocol.WorkDoneProgressReport{Kind: protocol.WorkDoneProgressKindReport, Message: e.Title})
 		}
+		if progress && e.Type == agent.EventTodos {
+			r.progress(ctx, protocol.WorkDoneProgressReport{Kind: protocol.WorkDoneProgressKindReport, Message: e.Message})
+		}
+		if e.ParentID != "" {
+			continue // a subagent's events: its turn is not this one
+		}
 		if e.Type == agent.EventError {
 			final = e
 		}

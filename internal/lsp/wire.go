@@ -63,6 +63,7 @@ type clientCaps struct {
 	Experimental struct {
 		Agentls struct {
 			SaveDocument bool `json:"saveDocument"`
+			Question     bool `json:"question"`
 		} `json:"agentls"`
 	} `json:"experimental"`
 }

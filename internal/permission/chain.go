@@ -219,6 +219,8 @@ func (g *Gate) decide(ctx context.Context, r *Request, repeats int, tr *tracer) 
 			reason += "; " + forced.d.Reason
 		}
 		return finish(out(11, "default", Ask, SourceRule, ruleAsk.key.raw, reason))
+	case personal(r.Capability) && !forcedOn:
+		return finish(out(11, "default", Allow, SourceDefault, "", "the agent's own plan, a question to the person or a subagent"))
 	case !g.isKnown(r.Capability):
 		return finish(out(11, "default", Deny, SourceDefault, "",
 			fmt.Sprintf("capability %s is unknown and no rule covers it; add a permissions rule such as {%q: \"ask\"} to use it", r.Capability, string(r.Capability))))

@@ -69,6 +69,14 @@ func TestChain(t *testing.T) {
 		r.Hook = permission.HookVerdict{Decision: k, Reason: reason}
 		return r
 	}
+	fetch := func(u string) permission.Request {
+		return permission.Request{SessionID: "s", Tool: "fetch", Capability: "net.fetch", Action: permission.ActionRead,
+			Destinations: []string{u}, Summary: "agentls wants to fetch " + u}
+	}
+	own := func(c permission.Capability) permission.Request {
+		return permission.Request{SessionID: "s", Tool: strings.TrimPrefix(string(c), "agent."), Capability: c,
+			Action: permission.ActionRead, ReadOnly: true}
+	}
 	parent := func(r permission.Request, pats ...string) permission.Request {
 		if pats == nil {
 			pats = []string{}
@@ -232,6 +240,40 @@ func TestChain(t *testing.T) {
 			kind: permission.Allow, source: "rule", step: "rules"},
 		{name: "approve still denies unknown", pol: func(p *permission.Policy) { p.Mode = permission.ModeApprove }, req: mcp,
 			kind: permission.Deny, source: "default", step: "default"},
+		// fetch: asked by default, rule-able per host.
+		{name: "fetch asked by default", req: fetch("https://docs.python.org/3/"), kind: permission.Ask, source: "default", step: "default"},
+		{name: "fetch host rule allows that host", pol: rules("net.fetch:docs.python.org", "allow"), req: fetch("https://docs.python.org/3/library/os.html"),
+			kind: permission.Allow, source: "rule", rule: "net.fetch:docs.python.org", step: "rules"},
+		{name: "fetch host rule is case-blind", pol: rules("net.fetch:docs.python.org", "allow"), req: fetch("https://DOCS.Python.org/3/"),
+			kind: permission.Allow, source: "rule", step: "rules"},
+		{name: "fetch host rule does not cover another host", pol: rules("net.fetch:docs.python.org", "allow"), req: fetch("https://python.org.evil.example/"),
+			kind: permission.Ask, source: "default", step: "default"},
+		{name: "fetch host rule does not cover a suffix host", pol: rules("net.fetch:python.org", "allow"), req: fetch("https://docs.python.org/"),
+			kind: permission.Ask, source: "default", step: "default"},
+		{name: "fetch host glob", pol: rules("net.fetch:*.python.org", "allow"), req: fetch("https://docs.python.org/"),
+			kind: permission.Allow, source: "rule", rule: "net.fetch:*.python.org", step: "rules"},
+		{name: "fetch host deny beats auto", pol: both(auto, rules("net.fetch:*.evil.example", "deny")), req: fetch("http://a.evil.example/x"),
+			kind: permission.Deny, source: "rule", rule: "net.fetch:*.evil.example", step: "deny-rules"},
+		{name: "fetch in auto", pol: auto, req: fetch("https://go.dev/doc/"), kind: permission.Allow, source: "mode", step: "auto"},
+		{name: "fetch carrying data asks in auto", pol: auto, req: fetch("https://x.example/?q=" + strings.Repeat("c2VjcmV0", 12)),
+			kind: permission.Ask, source: "inspector:egress", reason: "query value", step: "default"},
+		{name: "fetch carrying data is held despite a host allow", pol: rules("net.fetch:x.example", "allow"), req: fetch("https://x.example/" + strings.Repeat("a", 120)),
+			kind: permission.Ask, source: "inspector:egress", reason: "path segment", step: "default"},
+		{name: "fetch with credentials in the URL asks", pol: auto, req: fetch("https://user:pw@x.example/"),
+			kind: permission.Ask, source: "inspector:egress", reason: "credentials", step: "default"},
+
+		// The agent's own capabilities: allowed by default, a deny rule wins.
+		{name: "todos allowed by default", req: own("agent.todos"), kind: permission.Allow, source: "default", step: "default"},
+		{name: "question allowed by default", req: own("agent.question"), kind: permission.Allow, source: "default", step: "default"},
+		{name: "subagent allowed by default", req: own("agent.subagent"), kind: permission.Allow, source: "default", step: "default"},
+		{name: "subagent allowed in approve", pol: func(p *permission.Policy) { p.Mode = permission.ModeApprove }, req: own("agent.subagent"),
+			kind: permission.Allow, source: "default", step: "default"},
+		{name: "subagent deny rule", pol: rules("agent.subagent", "deny"), req: own("agent.subagent"),
+			kind: permission.Deny, source: "rule", rule: "agent.subagent", step: "deny-rules"},
+		{name: "subagent ask rule", pol: rules("agent.*", "ask"), req: own("agent.subagent"),
+			kind: permission.Ask, source: "rule", rule: "agent.*", step: "default"},
+		{name: "todos skipped in chat", pol: func(p *permission.Policy) { p.Mode = permission.ModeChat }, req: own("agent.todos"),
+			kind: permission.Deny, source: "mode", step: "chat"},
 		{name: "read-only shell with a warning asks", req: with(shell("cat /etc/shadow", "cat", "cat", "/etc/shadow"), func(r *permission.Request) { r.ReadOnly = true }),
 			kind: permission.Ask, source: "inspector:security", step: "default"},
 	}

@@ -57,7 +57,15 @@ func BuiltinCapabilities() []Capability {
 		"net.fetch",
 		"lsp.diagnostics", "lsp.references", "lsp.definition", "lsp.symbols", "lsp.rename",
 		"lsp.call_hierarchy", "lsp.replace_symbol", "lsp.restart",
+		"agent.todos", "agent.question", "agent.subagent",
 	}
+}
+
+// personal are the capabilities that only keep the agent's own plan, talk
+// to the person or start a subagent whose every call passes the gate: they
+// are allowed by default in every mode but chat (a deny rule still wins).
+func personal(c Capability) bool {
+	return c == "agent.todos" || c == "agent.question" || c == "agent.subagent"
 }
 
 // compiled is a policy ready for fast lookups.

@@ -1,6 +1,9 @@
 package permission
 
 import (
+	"fmt"
+	"net/netip"
+	"net/url"
 	"strings"
 
 	"github.com/agentls/agentls/internal/netdest"
@@ -10,6 +13,9 @@ import (
 // publish, copy, connect, send), where to, and the words that do it.
 type egressHit struct {
 	kind, dest, what string
+	// message, when set, is the whole warning (for hits that are not
+	// data sent out).
+	message string
 }
 
 // defaultGitRemote is what tools/shell reports for a push without a remote.
@@ -27,6 +33,20 @@ func detectEgress(r *Request) []egressHit {
 			}
 		}
 		out = append(out, h)
+	}
+	if r.Capability == "net.fetch" {
+		// A fetch is a download; it sends data only in its URL.
+		for _, d := range r.Destinations {
+			h := DestinationHost(d)
+			if why := carriesData(d); why != "" {
+				add(egressHit{kind: "url", dest: h, what: r.Tool + " (" + why + ")"})
+			}
+			if local(h) {
+				add(egressHit{kind: "local", dest: h, message: fmt.Sprintf(
+					"egress: %s reaches %s, an address on this machine or its private network, where local services and cloud metadata listen", r.Tool, h)})
+			}
+		}
+		return out
 	}
 	if r.Command == "" && len(r.Argvs) == 0 {
 		if !r.ReadOnly {
@@ -50,6 +70,51 @@ func detectEgress(r *Request) []egressHit {
 		}
 	}
 	return out
+}
+
+// local reports whether host is this machine or a private, link-local or
+// unspecified address. A name is judged as written: one that resolves to
+// such an address is not caught here.
+func local(host string) bool {
+	host = strings.TrimSuffix(strings.Trim(host, "[]"), ".")
+	if host == "localhost" || strings.HasSuffix(host, ".localhost") {
+		return true
+	}
+	a, err := netip.ParseAddr(host)
+	if err != nil {
+		return false
+	}
+	a = a.Unmap()
+	return a.IsLoopback() || a.IsPrivate() || a.IsLinkLocalUnicast() || a.IsUnspecified() || a.IsLinkLocalMulticast()
+}
+
+// carriesData says why a URL may carry workspace content out (a long
+// query, a long value or path segment, as an exfiltrating request needs),
+// or "".
+func carriesData(raw string) string {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return "a URL that does not parse"
+	}
+	if len(u.RawQuery) > 160 {
+		return fmt.Sprintf("a %d-character query", len(u.RawQuery))
+	}
+	for _, vs := range u.Query() {
+		for _, v := range vs {
+			if len(v) >= 64 {
+				return fmt.Sprintf("a %d-character query value", len(v))
+			}
+		}
+	}
+	for _, seg := range strings.Split(u.EscapedPath(), "/") {
+		if len(seg) >= 96 {
+			return fmt.Sprintf("a %d-character path segment", len(seg))
+		}
+	}
+	if u.User != nil {
+		return "credentials in the URL"
+	}
+	return ""
 }
 
 // unwrap drops assignments and wrappers that run the rest of the line

@@ -2,6 +2,7 @@ package permission
 
 import (
 	"fmt"
+	"strings"
 	"testing"
 )
 
@@ -77,5 +78,44 @@ func TestEgressNonShell(t *testing.T) {
 	read := &Request{Tool: "fetch", ReadOnly: true, Destinations: []string{"https://example.com"}}
 	if got := detectEgress(read); len(got) != 0 {
 		t.Errorf("read-only fetch = %+v, want none", got)
+	}
+}
+
+// TestFetchCarriesData: a fetch is flagged only when its URL could carry
+// workspace content out.
+func TestFetchCarriesData(t *testing.T) {
+	long := "c2VjcmV0IGtleTogQUtJQUlPU0ZPRE5ON0VYQU1QTEUgd2l0aCBtb3JlIGJ5dGVz"
+	tests := []struct {
+		url  string
+		want string // "" or part of the reason
+	}{
+		{"https://docs.python.org/3/library/os.html", ""},
+		{"https://pkg.go.dev/golang.org/x/tools@v0.30.0/txtar#Archive", ""},
+		{"https://www.google.com/search?q=golang+context+cancel", ""},
+		{"https://github.com/golang/go/issues?q=is%3Aissue+label%3ANeedsFix+os.Root", ""},
+		{"https://x.example/?q=" + long, "query value"},
+		{"https://x.example/?a=1&b=2&" + strings.Repeat("k=v&", 45), "character query"},
+		{"https://x.example/" + strings.Repeat("QUtJQQ", 17) + "/x", "path segment"},
+		{"https://u:p@x.example/", "credentials"},
+		{"https://%zz/", "does not parse"},
+		{"http://127.0.0.1:8080/", "this machine"},
+		{"http://localhost:3000/admin", "this machine"},
+		{"http://[::1]/", "this machine"},
+		{"http://169.254.169.254/latest/meta-data/", "cloud metadata"},
+		{"http://10.0.0.7/", "private network"},
+		{"http://192.168.1.1/", "private network"},
+		{"http://0.0.0.0:9000/", "this machine"},
+		{"http://[::ffff:127.0.0.1]/", "this machine"},
+		{"https://8.8.8.8/", ""},
+	}
+	for _, tt := range tests {
+		r := &Request{Tool: "fetch", Capability: "net.fetch", Destinations: []string{tt.url}}
+		hits := detectEgress(r)
+		switch {
+		case tt.want == "" && len(hits) != 0:
+			t.Errorf("%s flagged: %+v", tt.url, hits)
+		case tt.want != "" && (len(hits) != 1 || !strings.Contains(hits[0].what+hits[0].message, tt.want)):
+			t.Errorf("%s: %+v, want one hit naming %q", tt.url, hits, tt.want)
+		}
 	}
 }

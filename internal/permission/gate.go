@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"hash/maphash"
+	"slices"
 	"sync"
 	"time"
 )
@@ -177,7 +178,7 @@ func (g *Gate) callID(r *Request) uint64 {
 		h.WriteString(s)
 		h.WriteByte(0)
 	}
-	for _, p := range r.Paths {
+	for _, p := range slices.Concat(r.Paths, []string{"\x00dest"}, r.Destinations) {
 		h.WriteString(p)
 		h.WriteByte(0)
 	}
@@ -228,4 +229,23 @@ func (g *Gate) emit(req Request, d Decision) {
 	if g.onDecision != nil {
 		g.onDecision(req, d)
 	}
+}
+
+// Scope returns the capabilities among caps that a session of this gate
+// may use at all: none in chat mode, and none a deny rule names without a
+// scope. A subagent gets this as its parent scope (Request.ParentAllowed),
+// so it can never use a capability its parent could not.
+func (g *Gate) Scope(caps []Capability) []string {
+	out := []string{}
+	if g.badMode != "" || g.pol.mode == ModeChat {
+		return out
+	}
+	for _, c := range caps {
+		r := &Request{Capability: c}
+		if win := g.pol.rules.lookup(newView(r, nil)); win != nil && win.kind == Deny {
+			continue
+		}
+		out = append(out, string(c))
+	}
+	return out
 }

@@ -101,6 +101,18 @@ type grantScope struct {
 // one directory of the paths for file capabilities. ok is false when the
 // call is not grantable (a compound command, no paths, several dirs).
 func scopeOf(r *Request, roots []string) (grantScope, bool) {
+	if strings.HasPrefix(string(r.Capability), "net.") {
+		// One host: "Allow fetches from docs.python.org this session".
+		if len(r.Destinations) != 1 {
+			return grantScope{}, false
+		}
+		h := DestinationHost(r.Destinations[0])
+		s := grantScope{scope: "host:" + h, shown: h}
+		if len(roots) > 0 {
+			s.workspace, s.relScope = filepath.Clean(roots[0]), s.scope
+		}
+		return s, true
+	}
 	if r.isShell() {
 		if r.Fingerprint == "" {
 			return grantScope{}, false
@@ -138,6 +150,9 @@ func scopeOf(r *Request, roots []string) (grantScope, bool) {
 func (s grantScope) title(r *Request) string {
 	if strings.HasPrefix(s.scope, "cmd:") {
 		return fmt.Sprintf("Allow %q this session", s.shown)
+	}
+	if strings.HasPrefix(s.scope, "host:") {
+		return fmt.Sprintf("Allow %s from %s this session", r.Tool, s.shown)
 	}
 	return fmt.Sprintf("Allow %s in %s this session", actionNoun(r.Action), s.shown)
 }

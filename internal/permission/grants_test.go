@@ -194,3 +194,60 @@ func TestSessionGrantAcceptsWarnings(t *testing.T) {
 		t.Errorf("setuid chmod under a plain chmod grant = %s from %s, want a security ask", e.Decision, e.Source)
 	}
 }
+
+// TestHostGrants: "Allow fetch from H this session" covers that host
+// only, and the question offers it by name.
+func TestHostGrants(t *testing.T) {
+	ctx := context.Background()
+	var titles []string
+	n := 0
+	asker := askerFunc(func(_ context.Context, q permission.Question) (permission.Answer, error) {
+		n++
+		for _, c := range q.Choices {
+			titles = append(titles, c.Title)
+		}
+		return permission.AnswerAllowSession, nil
+	})
+	g := newGate(t, policy(nil), permission.Options{Asker: asker})
+	fetch := func(u string) permission.Request {
+		return permission.Request{SessionID: "s", Tool: "fetch", Capability: "net.fetch", Action: permission.ActionRead, Destinations: []string{u}}
+	}
+	if d := g.Check(ctx, fetch("https://docs.python.org/3/")); d.Kind != permission.Allow || d.Source != "user" {
+		t.Fatalf("first fetch = %+v", d)
+	}
+	if !strings.Contains(strings.Join(titles, "|"), "Allow fetch from docs.python.org this session") {
+		t.Errorf("choices %q do not offer the host grant", titles)
+	}
+	if d := g.Check(ctx, fetch("https://docs.python.org/3/library/os.html")); d.Source != "session-grant" {
+		t.Errorf("same host = %+v, want the session grant", d)
+	}
+	for _, u := range []string{"https://python.org/", "https://docs.python.org.evil.example/", "http://127.0.0.1/"} {
+		before := n
+		if d := g.Check(ctx, fetch(u)); d.Source != "user" || n != before+1 {
+			t.Errorf("%s = %+v, want a prompt", u, d)
+		}
+	}
+	// A grant never covers a call with several destinations.
+	two := permission.Request{SessionID: "s", Tool: "fetch", Capability: "net.fetch", Action: permission.ActionRead,
+		Destinations: []string{"https://docs.python.org/", "https://evil.example/"}}
+	before := n
+	if d := g.Check(ctx, two); d.Source != "user" || n != before+1 {
+		t.Errorf("two hosts = %+v, want a prompt", d)
+	}
+}
+
+// TestScope: what a subagent inherits — every capability but those a
+// bare deny rule names, nothing in chat mode.
+func TestScope(t *testing.T) {
+	caps := []permission.Capability{"fs.read", "shell.exec", "net.fetch", "lsp.references"}
+	g := newGate(t, policy(func(p *permission.Policy) {
+		p.Rules = map[string]permission.Kind{"shell.exec": "deny", "net.fetch:evil.example": "deny", "fs.read": "ask"}
+	}), permission.Options{})
+	if got := strings.Join(g.Scope(caps), ","); got != "fs.read,net.fetch,lsp.references" {
+		t.Errorf("Scope = %s, want fs.read,net.fetch,lsp.references", got)
+	}
+	chat := newGate(t, policy(func(p *permission.Policy) { p.Mode = permission.ModeChat }), permission.Options{})
+	if got := chat.Scope(caps); got == nil || len(got) != 0 {
+		t.Errorf("chat Scope = %#v, want an empty, non-nil list", got)
+	}
+}

@@ -199,8 +199,11 @@ func (egressInspector) Name() string { return "egress" }
 func (egressInspector) Inspect(_ context.Context, in Inspection) ([]Finding, error) {
 	var out []Finding
 	for _, h := range detectEgress(&in.Request) {
-		out = append(out, Finding{Verdict: Ask, Key: "egress:" + h.kind + ":" + h.dest,
-			Message: fmt.Sprintf("egress: %s sends data to %s (%s)", h.what, h.dest, h.kind)})
+		msg := h.message
+		if msg == "" {
+			msg = fmt.Sprintf("egress: %s sends data to %s (%s)", h.what, h.dest, h.kind)
+		}
+		out = append(out, Finding{Verdict: Ask, Key: "egress:" + h.kind + ":" + h.dest, Message: msg})
 	}
 	return out, nil
 }

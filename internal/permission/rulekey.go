@@ -8,6 +8,8 @@ import (
 	"strings"
 
 	"github.com/bmatcuk/doublestar/v4"
+
+	"github.com/agentls/agentls/internal/netdest"
 )
 
 // RuleKey is a parsed rule key. The grammar is:
@@ -26,10 +28,13 @@ type RuleKey struct {
 	any      bool       // "*"
 	scope    string
 	cmdScope bool
-	words    []string // command scope
-	glob     string   // path scope, slash-separated
-	absGlob  bool
-	spec     int // scope specificity: words, or literal characters of the glob
+	// hostScope: net.* keys scope hosts ("net.fetch:docs.python.org",
+	// "net.fetch:*.example.com"), kept in glob.
+	hostScope bool
+	words     []string // command scope
+	glob      string   // path scope, slash-separated
+	absGlob   bool
+	spec      int // scope specificity: words, or literal characters of the glob
 }
 
 var capPrefixRE = regexp.MustCompile(`^[a-z][a-z0-9_]*(\.[a-z0-9_][a-z0-9_-]*)*$`)
@@ -73,6 +78,19 @@ func ParseRuleKey(key string) (RuleKey, error) {
 			return k, fmt.Errorf("rule key %q: the scope is empty; give command words, e.g. \"shell.exec:go test\"", key)
 		}
 		k.spec = len(k.words)
+		return k, nil
+	}
+	if first == "net" {
+		h := strings.ToLower(strings.TrimSpace(scope))
+		if h == "" || strings.ContainsAny(h, "/:@ ") || !doublestar.ValidatePattern(h) {
+			return k, fmt.Errorf("rule key %q: the scope of a net capability is a host or a host glob, e.g. \"net.fetch:docs.python.org\" or \"net.fetch:*.example.com\"", key)
+		}
+		k.hostScope, k.glob = true, h
+		for _, r := range h {
+			if !strings.ContainsRune(`*?[]{}\`, r) {
+				k.spec++
+			}
+		}
 		return k, nil
 	}
 	g := filepath.ToSlash(strings.TrimSpace(scope))
@@ -144,6 +162,8 @@ func (k *RuleKey) matches(v *view, strict bool) bool {
 			return k.allowsCommand(v)
 		}
 		return k.touchesCommand(v)
+	case k.hostScope:
+		return k.matchHosts(v.r.Destinations, strict)
 	}
 	if len(v.r.Paths) == 0 {
 		return false
@@ -158,6 +178,33 @@ func (k *RuleKey) matches(v *view, strict bool) bool {
 		}
 	}
 	return strict
+}
+
+// matchHosts matches the hosts of a call's destinations: every one for a
+// strict (loosening) key, any one otherwise.
+func (k *RuleKey) matchHosts(dests []string, strict bool) bool {
+	if len(dests) == 0 {
+		return false
+	}
+	for _, d := range dests {
+		ok, _ := doublestar.Match(k.glob, DestinationHost(d))
+		if ok && !strict {
+			return true
+		}
+		if !ok && strict {
+			return false
+		}
+	}
+	return strict
+}
+
+// DestinationHost is the lower-cased host a destination names: a URL's
+// host, else the destination itself.
+func DestinationHost(d string) string {
+	if h := netdest.URLHost(d); h != "" {
+		return strings.ToLower(h)
+	}
+	return strings.ToLower(d)
 }
 
 func (k *RuleKey) matchPath(p string, roots []string) bool {

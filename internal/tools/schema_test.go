@@ -181,6 +181,42 @@ func schemaCases() map[string]schemaCase {
 				{"unknown field", `{"file_path":"a.go","symbol":"F","line":3}`, `unexpected additional properties ["line"]`},
 			},
 		},
+		"todos": {
+			valid: []string{`{"todos":[]}`, `{"todos":[{"content":"Write the fix","status":"in_progress","active_form":"Writing the fix"},{"content":"Test","status":"pending"}]}`},
+			invalid: []invalidCase{
+				{"missing todos", `{}`, `required: missing properties: ["todos"]`},
+				{"todos not a list", `{"todos":"write the fix"}`, `todos: type: write the fix has type "string", want "array"`},
+				{"item missing status", `{"todos":[{"content":"x"}]}`, `required: missing properties: ["status"]`},
+				{"status outside the enum", `{"todos":[{"content":"x","status":"done"}]}`, `status: enum: done does not equal any of: [pending in_progress completed]`},
+				{"unknown item field", `{"todos":[{"content":"x","status":"pending","priority":"high"}]}`, `unexpected additional properties ["priority"]`},
+			},
+		},
+		"question": {
+			valid: []string{`{"question":"Which database?"}`, `{"question":"Which?","options":["a","b"],"multi":true}`},
+			invalid: []invalidCase{
+				{"missing question", `{"options":["a"]}`, `required: missing properties: ["question"]`},
+				{"options not a list", `{"question":"q","options":"a,b"}`, `options: type: a,b has type "string", want "array"`},
+				{"multi not a boolean", `{"question":"q","multi":"yes"}`, `multi: type: yes has type "string", want "boolean"`},
+				{"unknown field", `{"question":"q","default":"a"}`, `unexpected additional properties ["default"]`},
+			},
+		},
+		"fetch": {
+			valid: []string{`{"url":"https://go.dev/doc/"}`, `{"url":"http://127.0.0.1/","format":"raw","max_bytes":10}`},
+			invalid: []invalidCase{
+				{"missing url", `{"format":"text"}`, `required: missing properties: ["url"]`},
+				{"format outside the enum", `{"url":"https://a","format":"html"}`, `format: enum: html does not equal any of: [markdown text raw]`},
+				{"max_bytes below 1", `{"url":"https://a","max_bytes":0}`, `max_bytes: minimum: 0 is less than 1`},
+				{"unknown field", `{"url":"https://a","headers":{}}`, `unexpected additional properties ["headers"]`},
+			},
+		},
+		"agent": {
+			valid: []string{`{"prompt":"Find where the config is read"}`, `{"prompt":"p","description":"find config"}`},
+			invalid: []invalidCase{
+				{"missing prompt", `{"description":"x"}`, `required: missing properties: ["prompt"]`},
+				{"prompt not a string", `{"prompt":["a"]}`, `prompt: type: [a] has type "array", want "string"`},
+				{"unknown field", `{"prompt":"p","tools":["bash"]}`, `unexpected additional properties ["tools"]`},
+			},
+		},
 		"lsp_restart": {
 			valid: []string{`{}`, `{"server":"gopls"}`},
 			invalid: []invalidCase{
@@ -197,7 +233,7 @@ func allTools(t *testing.T) []Tool {
 	ws, _ := newTestWS(t, nil)
 	env := NewLSPEnv(ws, nil, nil)
 	t.Cleanup(func() { env.Shutdown(context.Background()) })
-	return DefaultTools(ws, NewShellEnv(ws, t.TempDir()), env)
+	return append(DefaultTools(ws, NewShellEnv(ws, t.TempDir()), env), NewQuestionTool(nil, 0))
 }
 
 // checkProviderSchema checks one (sub)schema the way a provider reads it.
@@ -262,7 +298,7 @@ func TestToolSchemas(t *testing.T) {
 		names = append(names, tool.Spec().Name)
 	}
 	all := schemaCases()
-	if want := slices.Sorted(maps.Keys(all)); !slices.Equal(slices.Sorted(slices.Values(names)), want) || len(names) < 18 {
+	if want := slices.Sorted(maps.Keys(all)); !slices.Equal(slices.Sorted(slices.Values(names)), want) || len(names) < 22 {
 		t.Fatalf("tools %v, want the %d with cases here: %v", names, len(want), want)
 	}
 	ctx := context.Background()

@@ -27,14 +27,28 @@ func NewShellEnv(ws *Workspace, outputDir string) *ShellEnv {
 func (e *ShellEnv) Close() error { return e.jobs.Close() }
 
 // DefaultTools is the full built-in tool set: the read-only tools, the
-// editing tools, bash and the job tools, and the lsp_* tools when lsp is
-// not nil.
+// editing tools, bash and the job tools, the agent's own tools (todos,
+// fetch, agent), and the lsp_* tools when lsp is not nil. question is not
+// among them: it is offered only where a person can answer.
 func DefaultTools(ws *Workspace, env *ShellEnv, lsp *LSPEnv) []Tool {
 	ts := append(ReadOnlyTools(ws),
 		NewEditTool(ws), NewMultiEditTool(ws), NewWriteTool(ws),
-		NewBashTool(env), NewJobOutputTool(env), NewJobKillTool(env))
+		NewBashTool(env), NewJobOutputTool(env), NewJobKillTool(env),
+		NewTodosTool(), NewFetchTool(nil, env.outputDir), NewAgentTool())
 	if lsp != nil {
 		ts = append(ts, LSPTools(lsp)...)
+	}
+	return ts
+}
+
+// SubagentTools are what a subagent works with by default: reading the
+// workspace, the read-only lsp_* tools and fetch (which the gate still
+// asks about). No edits, no commands, no questions, no subagents.
+func SubagentTools(ws *Workspace, env *ShellEnv, lsp *LSPEnv) []Tool {
+	ts := append(ReadOnlyTools(ws), NewFetchTool(nil, env.outputDir))
+	if lsp != nil {
+		ts = append(ts, NewLSPDiagnosticsTool(lsp), NewLSPReferencesTool(lsp), NewLSPDefinitionTool(lsp),
+			NewLSPSymbolsTool(lsp), NewLSPCallHierarchyTool(lsp))
 	}
 	return ts
 }

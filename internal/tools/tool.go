@@ -32,6 +32,10 @@ type Call struct {
 	SessionID string
 	TurnID    string
 	Input     json.RawMessage
+	// Subagent runs a prompt in a subagent of the calling session and
+	// returns its final answer (the agent tool); nil where the session
+	// cannot start one (inside a subagent).
+	Subagent func(ctx context.Context, prompt, description string) (string, error)
 }
 
 // Result is what the model sees of a call.
@@ -43,6 +47,16 @@ type Result struct {
 	// Diff is the unified diff of a change the call made, for editors to
 	// render (not sent to the model).
 	Diff string
+	// Todos, when not nil, is the session's new todo list (the todos tool).
+	Todos []Todo
+}
+
+// Todo is one item of the agent's plan.
+type Todo struct {
+	Content string `json:"content" jsonschema:"What to do, imperative: \"Write the fix\"."`
+	Status  string `json:"status" schema:"enum=pending|in_progress|completed" jsonschema:"pending, in_progress (one at a time) or completed."`
+	// ActiveForm is how progress shows the item while it is in progress.
+	ActiveForm string `json:"active_form,omitempty" jsonschema:"The item as it is being done: \"Writing the fix\"."`
 }
 
 // Errorf builds an error result the model can read and act on.

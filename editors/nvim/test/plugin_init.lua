@@ -4,13 +4,27 @@
 -- the titles in $AGENTLS_PLUGIN_ANSWERS (comma-separated, in order; an
 -- empty or missing title dismisses) and records how it was called. With
 -- $AGENTLS_PLUGIN_ASYNC_SELECT=1 it answers 50 ms later from a timer, like
--- an asynchronous picker (telescope, dressing) would.
+-- an asynchronous picker (telescope, dressing) would. vim.ui.input answers
+-- with the texts in $AGENTLS_PLUGIN_INPUTS (comma-separated, in order;
+-- empty or missing cancels) and records its prompts.
 --
 -- Environment: AGENTLS_PLUGIN_RTP (editors/nvim), AGENTLS_E2E_BIN,
 -- AGENTLS_E2E_MODEL, optional AGENTLS_PLUGIN_MODE (permissions.mode).
 vim.opt.runtimepath:prepend(vim.env.AGENTLS_PLUGIN_RTP)
 
-_G.agentls_test = { selects = {} }
+_G.agentls_test = { selects = {}, inputs = {} }
+
+local inputs = vim.split(vim.env.AGENTLS_PLUGIN_INPUTS or '', ',', { plain = true })
+
+vim.ui.input = function(opts, on_confirm)
+  local answer = table.remove(inputs, 1) or ''
+  table.insert(_G.agentls_test.inputs, { prompt = (opts or {}).prompt, answer = answer })
+  if answer == '' then
+    on_confirm(nil)
+  else
+    on_confirm(answer)
+  end
+end
 
 local answers = vim.split(vim.env.AGENTLS_PLUGIN_ANSWERS or 'Allow', ',', { plain = true })
 

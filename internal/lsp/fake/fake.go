@@ -43,8 +43,12 @@ type Options struct {
 	// MethodNotFound, like Helix.
 	NoShowMessageRequest bool
 	// Plugin makes the editor behave like one with the agentls plugin: it
-	// declares experimental.agentls.saveDocument and saves on request.
+	// declares experimental.agentls.saveDocument and .question, saves on
+	// request and answers agentls/question with AnswerQuestion.
 	Plugin bool
+	// AnswerQuestion answers an agentls/question: free text, or the
+	// options chosen; nil (or both empty) means the person dismissed it.
+	AnswerQuestion func(q Question) (text string, chosen []string)
 	// BeforeApply runs when an applyEdit arrives, before it is applied
 	// (e.g. to type into the buffer first, as a person might).
 	BeforeApply func(e *Editor)
@@ -85,6 +89,13 @@ type Message struct {
 	Message string `json:"message"`
 }
 
+// Question is one agentls/question the server sent.
+type Question struct {
+	Question string   `json:"question"`
+	Options  []string `json:"options"`
+	Multi    bool     `json:"multi"`
+}
+
 // Ask is one showMessageRequest the server sent, and the answer given.
 type Ask struct {
 	Message string
@@ -98,18 +109,19 @@ type Editor struct {
 	conn   jsonrpc2.Conn
 	server chan int
 
-	mu       sync.Mutex
-	changed  chan struct{} // closed and replaced on every recorded message
-	events   []agent.Event
-	progress []Progress
-	logs     []Message
-	shows    []Message
-	asks     []Ask
-	created  []string
-	versions map[string]int32
-	applied  []json.RawMessage
-	saves    []string
-	buffers  *overlay.Store // the editor's own copy of open documents
+	mu        sync.Mutex
+	changed   chan struct{} // closed and replaced on every recorded message
+	events    []agent.Event
+	progress  []Progress
+	logs      []Message
+	shows     []Message
+	asks      []Ask
+	questions []Question
+	created   []string
+	versions  map[string]int32
+	applied   []json.RawMessage
+	saves     []string
+	buffers   *overlay.Store // the editor's own copy of open documents
 }
 
 // Connect starts a server on an in-memory pipe and connects to it. Call
@@ -123,7 +135,7 @@ func Connect(ctx context.Context, opts Options) *Editor {
 		for k, v := range opts.Capabilities.(map[string]any) {
 			caps[k] = v
 		}
-		caps["experimental"] = map[string]any{"agentls": map[string]any{"saveDocument": true}}
+		caps["experimental"] = map[string]any{"agentls": map[string]any{"saveDocument": true, "question": true}}
 		opts.Capabilities = caps
 	}
 	clientSide, serverSide := net.Pipe()
@@ -209,6 +221,22 @@ func (e *Editor) dispatch(ctx context.Context, reply jsonrpc2.Replier, req jsonr
 			return reply(ctx, map[string]any{"saved": false}, nil)
 		}
 		return reply(ctx, map[string]any{"saved": true}, nil)
+	case lsp.MethodQuestion:
+		var q Question
+		_ = json.Unmarshal(req.Params(), &q)
+		e.record(func() { e.questions = append(e.questions, q) })
+		if !e.opts.Plugin {
+			return reply(ctx, nil, jsonrpc2.Errorf(jsonrpc2.MethodNotFound, "fake editor: %s not supported", req.Method()))
+		}
+		var text string
+		var chosen []string
+		if e.opts.AnswerQuestion != nil {
+			text, chosen = e.opts.AnswerQuestion(q)
+		}
+		if text == "" && len(chosen) == 0 {
+			return reply(ctx, map[string]any{"answer": nil}, nil)
+		}
+		return reply(ctx, map[string]any{"answer": text, "chosen": chosen}, nil)
 	case "window/showDocument":
 		return reply(ctx, map[string]any{"success": true}, nil)
 	case "window/showMessageRequest":
@@ -538,6 +566,13 @@ func (e *Editor) Shows() []Message {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	return append([]Message(nil), e.shows...)
+}
+
+// Questions returns every agentls/question the server sent.
+func (e *Editor) Questions() []Question {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return append([]Question(nil), e.questions...)
 }
 
 // Asks returns the showMessageRequests so far.

@@ -166,6 +166,59 @@ end
 
 -- Server requests ----------------------------------------------------------
 
+-- await calls ui(callback) — vim.ui.select or vim.ui.input — and returns
+-- what the callback got, or nil when nobody answered. `what` names the
+-- question in messages. The status shows "waiting for you" meanwhile.
+local function await(ui, what)
+  state.asking = state.asking + 1
+  status_changed()
+  local answer
+  local co, is_main = coroutine.running()
+  if co and not is_main then
+    -- Neovim 0.10+ runs server-request handlers in a coroutine: wait for the
+    -- answer without blocking the editor, so asynchronous pickers
+    -- (telescope, fzf-lua, dressing, snacks) work.
+    local called, err = pcall(ui, function(item)
+      -- The built-in pickers call back before yield: resume later.
+      vim.schedule(function()
+        coroutine.resume(co, item)
+      end)
+    end)
+    if called then
+      answer = coroutine.yield()
+    else
+      notify('agentls: the prompt failed: ' .. tostring(err), vim.log.levels.ERROR)
+    end
+  else
+    -- Neovim 0.7-0.9: the handler's return value is the answer. The
+    -- built-in vim.ui.select (inputlist) calls back at once; for others,
+    -- run the event loop until the callback comes or ask_timeout passes.
+    local done = false
+    pcall(vim.cmd, 'redraw')
+    local called, err = pcall(ui, function(item)
+      if not done then
+        done, answer = true, item
+      end
+    end)
+    if not called then
+      done = true
+      notify('agentls: the prompt failed: ' .. tostring(err), vim.log.levels.ERROR)
+    end
+    if not done then
+      vim.wait(state.config.ask_timeout, function()
+        return done
+      end, 20)
+      if not done then
+        done = true
+        notify('agentls: no answer to "' .. what .. '" within ask_timeout', vim.log.levels.WARN)
+      end
+    end
+  end
+  state.asking = state.asking - 1
+  status_changed()
+  return answer
+end
+
 -- ask answers window/showMessageRequest with vim.ui.select, showing the
 -- server's action titles. The result is the chosen action ({title = …}) or
 -- vim.NIL when the prompt was dismissed (the server reads that as a deny).
@@ -189,56 +242,70 @@ local function on_ask(_, params, _)
       return (a.title:gsub('\r?\n', ' '))
     end,
   }
-  state.asking = state.asking + 1
-  status_changed()
-  local choice
-  local co, is_main = coroutine.running()
-  if co and not is_main then
-    -- Neovim 0.10+ runs server-request handlers in a coroutine: wait for the
-    -- answer without blocking the editor, so asynchronous pickers
-    -- (telescope, fzf-lua, dressing, snacks) work.
-    local called, err = pcall(vim.ui.select, actions, opts, function(item)
-      -- The built-in vim.ui.select calls back before yield: resume later.
-      vim.schedule(function()
-        coroutine.resume(co, item)
-      end)
-    end)
-    if called then
-      choice = coroutine.yield()
-    else
-      notify('agentls: vim.ui.select failed: ' .. tostring(err), vim.log.levels.ERROR)
-    end
-  else
-    -- Neovim 0.7-0.9: the handler's return value is the answer. The
-    -- built-in vim.ui.select (inputlist) calls back at once; for others,
-    -- run the event loop until the callback comes or ask_timeout passes.
-    local done = false
-    pcall(vim.cmd, 'redraw')
-    local called, err = pcall(vim.ui.select, actions, opts, function(item)
-      if not done then
-        done, choice = true, item
-      end
-    end)
-    if not called then
-      done = true
-      notify('agentls: vim.ui.select failed: ' .. tostring(err), vim.log.levels.ERROR)
-    end
-    if not done then
-      vim.wait(state.config.ask_timeout, function()
-        return done
-      end, 20)
-      if not done then
-        done = true
-        notify('agentls: no answer to "' .. message .. '" within ask_timeout: denied', vim.log.levels.WARN)
-      end
-    end
-  end
-  state.asking = state.asking - 1
-  status_changed()
+  local choice = await(function(cb)
+    vim.ui.select(actions, opts, cb)
+  end, message)
   if type(choice) ~= 'table' or type(choice.title) ~= 'string' then
     return vim.NIL
   end
   return { title = choice.title }
+end
+
+-- done_item ends a multiple choice.
+local done_item = 'Done'
+
+-- on_question answers agentls/question, the agent's question to you:
+-- vim.ui.select over the options (one at a time, then "Done", when several
+-- may be chosen), vim.ui.input when there are none. The result is
+-- {answer = text} or {chosen = {…}}; {answer = vim.NIL} when dismissed.
+local function on_question(_, params, _)
+  params = params or {}
+  local question = tostring(params.question or '')
+  local options = {}
+  for _, o in ipairs(type(params.options) == 'table' and params.options or {}) do
+    if type(o) == 'string' then
+      table.insert(options, o)
+    end
+  end
+  local prompt = 'agentls asks: ' .. question
+  if #options == 0 then
+    local text = await(function(cb)
+      vim.ui.input({ prompt = prompt .. ' ' }, cb)
+    end, question)
+    if type(text) ~= 'string' or text == '' then
+      return { answer = vim.NIL }
+    end
+    return { answer = text }
+  end
+  local chosen = {}
+  local left = vim.deepcopy(options)
+  repeat
+    local items = vim.deepcopy(left)
+    local p = prompt
+    if params.multi then
+      if #chosen > 0 then
+        p = p .. ' (chosen: ' .. table.concat(chosen, ', ') .. ')'
+      end
+      table.insert(items, done_item)
+    end
+    local pick = await(function(cb)
+      vim.ui.select(items, { prompt = p, kind = 'agentls_question' }, cb)
+    end, question)
+    if type(pick) ~= 'string' or pick == done_item then
+      break
+    end
+    table.insert(chosen, pick)
+    for i, o in ipairs(left) do
+      if o == pick then
+        table.remove(left, i)
+        break
+      end
+    end
+  until not params.multi or #left == 0
+  if #chosen == 0 then
+    return { answer = vim.NIL }
+  end
+  return { chosen = chosen }
 end
 
 -- find_buffer returns the loaded buffer showing uri.
@@ -345,7 +412,7 @@ local function capabilities()
   if type(caps.experimental) ~= 'table' then
     caps.experimental = {}
   end
-  caps.experimental.agentls = { saveDocument = state.config.save and true or false }
+  caps.experimental.agentls = { saveDocument = state.config.save and true or false, question = true }
   if not vim.lsp.handlers['window/showDocument'] then
     caps.window = caps.window or {}
     caps.window.showDocument = { support = true }
@@ -389,6 +456,7 @@ local function client_config(root)
     ['agentls/event'] = on_event,
     ['agentls/saveDocument'] = on_save,
     ['window/showMessageRequest'] = on_ask,
+    ['agentls/question'] = on_question,
     ['window/showMessage'] = on_show_message,
   }
   if not vim.lsp.handlers['window/showDocument'] then

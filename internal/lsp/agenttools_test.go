@@ -1,0 +1,221 @@
+package lsp_test
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/agentls/agentls/internal/agent"
+	"github.com/agentls/agentls/internal/lsp"
+	"github.com/agentls/agentls/internal/lsp/fake"
+)
+
+// toolsSeen wraps a provider and records the tool names of each request.
+type toolsSeen struct {
+	agent.Provider
+	mu    sync.Mutex
+	names [][]string
+}
+
+func (p *toolsSeen) Complete(ctx context.Context, req agent.Request, st agent.Stream) (agent.Response, error) {
+	var names []string
+	for _, t := range req.Tools {
+		names = append(names, t.Name)
+	}
+	p.mu.Lock()
+	p.names = append(p.names, names)
+	p.mu.Unlock()
+	return p.Provider.Complete(ctx, req, st)
+}
+
+func (p *toolsSeen) first() []string {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if len(p.names) == 0 {
+		return nil
+	}
+	return p.names[0]
+}
+
+// toolResults are the contents of a turn's tool results, in order.
+func toolResults(evs []agent.Event) []string {
+	var out []string
+	for _, e := range evs {
+		if e.Type == agent.EventToolResult && e.Content != nil {
+			out = append(out, *e.Content)
+		}
+	}
+	return out
+}
+
+// A plain editor gets the question as window/showMessageRequest with the
+// options as actions; the choice is the tool's result. A question without
+// options cannot be answered there: no prompt, "no answer".
+func TestQuestionThroughShowMessageRequest(t *testing.T) {
+	ctx := ctxT(t)
+	prov := &toolsSeen{Provider: script(t, `{"turns":[
+		{"tool_calls":[{"name":"question","input":{"question":"Which store?","options":["sqlite","postgres"]}}]},
+		{"tool_calls":[{"name":"question","input":{"question":"What should the table be called?"}}]},
+		{"text":"done"}]}`)}
+	ed, _ := setup(t, nil, prov, func(o *fake.Options) {
+		o.Answer = func(msg string, actions []string) string {
+			if strings.HasPrefix(msg, "agentls asks: ") {
+				return "postgres"
+			}
+			return "Deny"
+		}
+	})
+	res, err := ed.Ask(ctx, lsp.AskArgs{Prompt: "add storage"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	evs, err := ed.WaitTurnEnd(ctx, res.TurnID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Contains(prov.first(), "question") {
+		t.Errorf("an editor session was not offered question: %v", prov.first())
+	}
+	asks := ed.Asks()
+	if len(asks) != 1 || asks[0].Message != "agentls asks: Which store?" || strings.Join(asks[0].Actions, "|") != "sqlite|postgres" {
+		t.Fatalf("asks = %+v, want the one question with its options as actions", asks)
+	}
+	got := toolResults(evs)
+	if len(got) != 2 || got[0] != "The person chose: postgres" || !strings.HasPrefix(got[1], "No answer: the question could not be shown (this editor can only offer choices") {
+		t.Errorf("tool results = %q", got)
+	}
+	if r := evs[len(evs)-1].Reason; r != agent.ReasonCompleted {
+		t.Errorf("turn ended %s", r)
+	}
+}
+
+// An editor with the agentls plugin takes free text through
+// agentls/question; no showMessageRequest is sent.
+func TestQuestionThroughPlugin(t *testing.T) {
+	ctx := ctxT(t)
+	prov := script(t, `{"turns":[
+		{"tool_calls":[{"name":"question","input":{"question":"What should the table be called?"}}]},
+		{"tool_calls":[{"name":"question","input":{"question":"Which checks?","options":["vet","lint","race"],"multi":true}}]},
+		{"tool_calls":[{"name":"question","input":{"question":"Anything else?"}}]},
+		{"text":"done"}]}`)
+	ed, _ := setup(t, nil, prov, func(o *fake.Options) {
+		o.Plugin = true
+		o.AnswerQuestion = func(q fake.Question) (string, []string) {
+			switch q.Question {
+			case "What should the table be called?":
+				return "call it kv", nil
+			case "Which checks?":
+				return "", []string{"vet", "race"}
+			}
+			return "", nil
+		}
+	})
+	res, _ := ed.Ask(ctx, lsp.AskArgs{Prompt: "add storage"})
+	evs, err := ed.WaitTurnEnd(ctx, res.TurnID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(ed.Asks()) != 0 {
+		t.Errorf("showMessageRequest was used: %+v", ed.Asks())
+	}
+	qs := ed.Questions()
+	if len(qs) != 3 || !qs[1].Multi || strings.Join(qs[1].Options, ",") != "vet,lint,race" {
+		t.Errorf("questions = %+v", qs)
+	}
+	want := []string{"The person answered: call it kv", "The person chose: vet; race", "No answer: the person dismissed the question"}
+	got := toolResults(evs)
+	for i := range want {
+		if i >= len(got) || !strings.HasPrefix(got[i], want[i]) {
+			t.Errorf("tool results = %q, want %q", got, want)
+			break
+		}
+	}
+}
+
+// fetch is asked by default: the person sees the URL and the warning that
+// it is a local address, and may allow the host for the session; the page
+// comes back as markdown.
+func TestFetchAskedByDefault(t *testing.T) {
+	ctx := ctxT(t)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html")
+		fmt.Fprintf(w, "<html><body><h1>Release notes</h1><p>Version <b>%s</b> fixes the parser.</p><script>x()</script></body></html>", r.URL.Path[1:])
+	}))
+	defer srv.Close()
+	prov := script(t, fmt.Sprintf(`{"turns":[
+		{"tool_calls":[{"name":"fetch","input":{"url":"%[1]s/v1.2"}}]},
+		{"tool_calls":[{"name":"fetch","input":{"url":"%[1]s/v1.3"}}]},
+		{"text":"done"}]}`, srv.URL))
+	ed, _ := setup(t, nil, prov, func(o *fake.Options) { o.Answer = pickSession("Allow") })
+	res, _ := ed.Ask(ctx, lsp.AskArgs{Prompt: "what changed?"})
+	evs, err := ed.WaitTurnEnd(ctx, res.TurnID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	asks := ed.Asks()
+	if len(asks) != 1 {
+		t.Fatalf("asks = %+v, want one (the second fetch is covered by the host grant)", asks)
+	}
+	if !strings.Contains(asks[0].Message, srv.URL+"/v1.2") || !strings.Contains(asks[0].Message, "this machine") ||
+		!slices.Contains(asks[0].Actions, "Allow fetch from 127.0.0.1 this session") {
+		t.Errorf("ask = %+v", asks[0])
+	}
+	got := toolResults(evs)
+	if len(got) != 2 || !strings.Contains(got[0], "# Release notes") || !strings.Contains(got[0], "Version **v1.2** fixes the parser.") ||
+		strings.Contains(got[0], "x()") || !strings.Contains(got[1], "**v1.3**") {
+		t.Errorf("tool results = %q", got)
+	}
+}
+
+// The agent's plan reaches the editor as a todos event with the whole list
+// and as a progress report naming the item in progress.
+func TestTodosReachTheEditor(t *testing.T) {
+	ctx := ctxT(t)
+	prov := script(t, `{"turns":[
+		{"tool_calls":[{"name":"todos","input":{"todos":[
+			{"content":"Read the parser","status":"completed"},
+			{"content":"Write the fix","status":"in_progress","active_form":"Writing the fix"},
+			{"content":"Run the tests","status":"pending"}]}}]},
+		{"text":"done"}]}`)
+	ed, _ := setup(t, nil, prov, nil)
+	res, _ := ed.Ask(ctx, lsp.AskArgs{Prompt: "fix it"})
+	evs, err := ed.WaitTurnEnd(ctx, res.TurnID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var todos []agent.Event
+	for _, e := range evs {
+		if e.Type == agent.EventTodos {
+			todos = append(todos, e)
+		}
+	}
+	if len(todos) != 1 || len(todos[0].Todos) != 3 || todos[0].Todos[1].ActiveForm != "Writing the fix" || todos[0].Message != "1/3: Writing the fix" {
+		t.Fatalf("todos events = %+v", todos)
+	}
+	if len(ed.Asks()) != 0 {
+		t.Errorf("todos was asked about: %+v", ed.Asks())
+	}
+	found := false
+	for _, p := range ed.Progress() {
+		if p.Kind() == "report" && strings.Contains(string(p.Value), `"message":"1/3: Writing the fix"`) {
+			found = true
+		}
+	}
+	if !found {
+		t.Errorf("no progress report shows the plan: %+v", ed.Progress())
+	}
+	logged := false
+	for _, m := range ed.Logs() {
+		if strings.Contains(m.Message, "[>] Write the fix") {
+			logged = true
+		}
+	}
+	if !logged {
+		t.Error("the transcript (logMessage) does not show the plan")
+	}
+}
