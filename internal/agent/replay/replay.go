@@ -82,6 +82,11 @@ func Parse(name string, data []byte) (*Provider, error) {
 		return nil, fmt.Errorf("replay script %s has no turns", name)
 	}
 	for i, t := range s.Turns {
+		if t.Summary && len(t.ToolCalls) > 0 {
+			// The compaction call takes only the summary's text: calls
+			// there would be dropped without a word.
+			return nil, fmt.Errorf("replay script %s: turn %d is a summary turn with tool calls: a summary answers with text only; move the calls to a turn of their own", name, i+1)
+		}
 		for j, c := range t.ToolCalls {
 			if c.Name == "" {
 				return nil, fmt.Errorf("replay script %s: turn %d, tool call %d has no name", name, i+1, j+1)

@@ -35,6 +35,7 @@ func TestParseErrors(t *testing.T) {
 		{"string input", `{"turns":[{"tool_calls":[{"name":"ls","input":"main.go"}]}]}`, []string{"input must be a JSON object"}},
 		{"number input", `{"turns":[{"tool_calls":[{"name":"ls","input":3}]}]}`, []string{"input must be a JSON object"}},
 		{"null input", `{"turns":[{"tool_calls":[{"name":"ls","input":null}]}]}`, []string{"input must be a JSON object"}},
+		{"summary with tool calls", `{"turns":[{"text":"s","summary":true,"tool_calls":[{"name":"ls"}]}]}`, []string{"turn 1 is a summary turn with tool calls", "text only"}},
 		{"trailing data", `{"turns":[{"text":"a"}]} {"turns":[]}`, []string{"after the top-level JSON object"}},
 	}
 	for _, tt := range tests {
