@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"time"
 
 	"go.lsp.dev/protocol"
 
@@ -30,6 +31,12 @@ func (a editorApplier) ApplyOpen(ctx context.Context, ch tools.FileChange) (tool
 	if len(edits) == 0 {
 		return tools.Applied{}, nil
 	}
+	// The edits are line ranges of the text the change was computed on.
+	// A client without versioned edits (documentChanges) would apply them
+	// to whatever the buffer holds now: refuse here if it moved on.
+	if _, v, open := s.docs.Get(ch.Path); open && v != ch.Version {
+		return tools.Applied{}, &tools.NotAppliedError{Reason: fmt.Sprintf("the buffer changed in the editor while the edit was prepared (version %d, the edit is for version %d)", v, ch.Version)}
+	}
 	s.mu.Lock()
 	docChanges := s.caps.Workspace.WorkspaceEdit.DocumentChanges
 	canSave := s.caps.Experimental.Agentls.SaveDocument
@@ -48,8 +55,8 @@ func (a editorApplier) ApplyOpen(ctx context.Context, ch tools.FileChange) (tool
 		edit.Changes = map[protocol.DocumentURI][]protocol.TextEdit{protocol.DocumentURI(uri): edits}
 	}
 	var raw json.RawMessage
-	if _, err := s.conn.Call(ctx, "workspace/applyEdit", protocol.ApplyWorkspaceEditParams{Label: ch.Label, Edit: edit}, &raw); err != nil {
-		return tools.Applied{}, fmt.Errorf("workspace/applyEdit: %w", err)
+	if err := s.callEditor(ctx, "workspace/applyEdit", protocol.ApplyWorkspaceEditParams{Label: ch.Label, Edit: edit}, &raw); err != nil {
+		return tools.Applied{}, err
 	}
 	// Decoded here, not by protocol's typed client, which reads a bool.
 	var res protocol.ApplyWorkspaceEditResponse
@@ -73,11 +80,38 @@ func (a editorApplier) ApplyOpen(ctx context.Context, ch tools.FileChange) (tool
 	var saved struct {
 		Saved bool `json:"saved"`
 	}
-	if _, err := s.conn.Call(ctx, MethodSaveDocument, map[string]any{"textDocument": map[string]any{"uri": uri}}, &saved); err != nil || !saved.Saved {
+	if err := s.callEditor(ctx, MethodSaveDocument, map[string]any{"textDocument": map[string]any{"uri": uri}}, &saved); err != nil || !saved.Saved {
 		s.log.Warn("editor did not save after an edit", "uri", uri, "error", err)
 		return tools.Applied{Unsaved: "the editor did not save it"}, nil
 	}
 	return tools.Applied{Saved: true}, nil
+}
+
+// DefaultEditTimeout bounds how long the editor may take to answer
+// workspace/applyEdit or agentls/saveDocument: a turn must not wait
+// forever on an editor that never answers.
+const DefaultEditTimeout = 30 * time.Second
+
+// callEditor sends one request of an edit to the editor, bounded by the
+// edit timeout. An editor that does not answer in time is told to drop
+// the request ($/cancelRequest), and the error is a
+// *tools.UnansweredError: the edit may still land.
+func (s *Server) callEditor(ctx context.Context, method string, params, result any) error {
+	timeout := s.opts.EditTimeout
+	if timeout <= 0 {
+		timeout = DefaultEditTimeout
+	}
+	cctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	id, err := s.conn.Call(cctx, method, params, result)
+	if err == nil {
+		return nil
+	}
+	if ctx.Err() == nil && cctx.Err() != nil {
+		_ = s.conn.Notify(context.WithoutCancel(ctx), "$/cancelRequest", map[string]any{"id": &id})
+		return &tools.UnansweredError{Request: method, After: timeout}
+	}
+	return fmt.Errorf("%s: %w", method, err)
 }
 
 // MethodSaveDocument is agentls's request asking a client with the agentls

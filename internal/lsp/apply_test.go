@@ -1,11 +1,16 @@
 package lsp
 
 import (
+	"context"
+	"errors"
 	"math/rand"
+	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/agentls/agentls/internal/app"
 	"github.com/agentls/agentls/internal/lsp/overlay"
+	"github.com/agentls/agentls/internal/tools"
 )
 
 // textEdits must turn old into new when an editor applies them: checked by
@@ -44,5 +49,27 @@ func TestTextEditsApply(t *testing.T) {
 		if got, _, _ := st.GetURI("file:///x"); got != new {
 			t.Fatalf("old %q new %q: edits %+v give %q", old, new, edits, got)
 		}
+	}
+}
+
+// TestApplyOpenRefusesAMovedBuffer: a change computed on a version the
+// buffer has moved past is refused before anything is sent to the
+// editor (a client without versioned edits would apply its line ranges
+// to the new text).
+func TestApplyOpenRefusesAMovedBuffer(t *testing.T) {
+	s, err := newServer(context.Background(), Options{App: app.New(app.Options{DataDir: t.TempDir(), StateDir: t.TempDir()})})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.closeSession()
+	path := filepath.Join(t.TempDir(), "a.go")
+	if err := s.docs.Open(overlay.PathToURI(path), "go", 3, "a\nb\n"); err != nil {
+		t.Fatal(err)
+	}
+	// s.conn is nil: the refusal must come before any request.
+	_, err = editorApplier{s}.ApplyOpen(context.Background(), tools.FileChange{Path: path, Version: 2, Old: "a\nb\n", New: "a\nB\n"})
+	var na *tools.NotAppliedError
+	if !errors.As(err, &na) || !strings.Contains(err.Error(), "version 3, the edit is for version 2") {
+		t.Fatalf("ApplyOpen on a moved buffer: %v", err)
 	}
 }

@@ -1,7 +1,6 @@
 package lsp_test
 
 import (
-	"context"
 	"os"
 	"path/filepath"
 	"strings"
@@ -105,67 +104,6 @@ func TestEditDeniedLeavesBuffer(t *testing.T) {
 	}
 }
 
-func TestEditRefusedByEditor(t *testing.T) {
-	ctx := ctxT(t)
-	ed, root := setup(t, map[string]string{"a.go": tabbed}, script(t, editScript), func(o *fake.Options) {
-		o.RefuseEdits = "the file is read-only"
-	})
-	path := filepath.Join(root, "a.go")
-	if err := ed.Open(ctx, path, tabbed); err != nil {
-		t.Fatal(err)
-	}
-	res, _ := ed.Ask(ctx, lsp.AskArgs{Prompt: "say new"})
-	evs, err := ed.WaitTurnEnd(ctx, res.TurnID)
-	if err != nil {
-		t.Fatal(err)
-	}
-	r := resultsOf(evs, "edit")
-	if len(r) != 1 || !*r[0].IsError || !strings.Contains(*r[0].Content, "the file is read-only") {
-		t.Errorf("edit result = %+v", r)
-	}
-	if got, _ := ed.Buffer(path); got != tabbed {
-		t.Errorf("buffer changed: %q", got)
-	}
-	if disk, _ := os.ReadFile(path); string(disk) != tabbed {
-		t.Errorf("disk changed: %q", disk)
-	}
-}
-
-// The person types while being asked: the edit was computed against a
-// version that is gone, so it is refused as stale and nothing changes.
-func TestEditStaleAfterUserTyped(t *testing.T) {
-	ctx := ctxT(t)
-	var ed *fake.Editor
-	var path string
-	ed, root := setup(t, map[string]string{"a.go": tabbed}, script(t, editScript), func(o *fake.Options) {
-		o.Answer = func(string, []string) string {
-			if err := ed.Change(context.Background(), path, fake.Edit{StartLine: 6, StartChar: 1, EndLine: 6, EndChar: 1, Text: " // typed"}); err != nil {
-				t.Error(err)
-			}
-			return "Allow"
-		}
-	})
-	path = filepath.Join(root, "a.go")
-	if err := ed.Open(ctx, path, tabbed); err != nil {
-		t.Fatal(err)
-	}
-	res, _ := ed.Ask(ctx, lsp.AskArgs{Prompt: "say new"})
-	evs, err := ed.WaitTurnEnd(ctx, res.TurnID)
-	if err != nil {
-		t.Fatal(err)
-	}
-	r := resultsOf(evs, "edit")
-	if len(r) != 1 || !*r[0].IsError || !strings.Contains(*r[0].Content, "changed in the editor since you read it") {
-		t.Errorf("edit result = %+v", r)
-	}
-	if got, _ := ed.Buffer(path); !strings.HasSuffix(got, "} // typed\n") || strings.Contains(got, `"new"`) {
-		t.Errorf("buffer = %q", got)
-	}
-	if len(ed.Applied()) != 0 {
-		t.Errorf("a stale edit was sent to the editor")
-	}
-}
-
 // A file not open in the editor is written to disk atomically, keeping
 // its mode.
 func TestEditClosedFileGoesToDisk(t *testing.T) {
@@ -188,29 +126,6 @@ func TestEditClosedFileGoesToDisk(t *testing.T) {
 	}
 	if len(ed.Applied()) != 0 {
 		t.Errorf("applyEdit sent for a closed file")
-	}
-}
-
-// The editor disconnects while the person is asked: nothing is written.
-func TestDisconnectDuringAskWritesNothing(t *testing.T) {
-	ctx := ctxT(t)
-	var ed *fake.Editor
-	ed, root := setup(t, map[string]string{"a.go": tabbed}, script(t, editScript), func(o *fake.Options) {
-		o.Answer = func(string, []string) string {
-			ed.Close()
-			return "Allow"
-		}
-	})
-	res, err := ed.Ask(ctx, lsp.AskArgs{Prompt: "say new"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	_ = res
-	if code, err := ed.ExitCode(ctx); err != nil || code != 1 {
-		t.Fatalf("server exit %d %v", code, err)
-	}
-	if disk, _ := os.ReadFile(filepath.Join(root, "a.go")); string(disk) != tabbed {
-		t.Errorf("file written after the editor went away: %q", disk)
 	}
 }
 

@@ -14,6 +14,7 @@ import (
 	"io"
 	"log/slog"
 	"sync"
+	"time"
 
 	"go.lsp.dev/jsonrpc2"
 
@@ -33,6 +34,9 @@ type Options struct {
 	// App makes the connection's workspace environment and its session
 	// (the composition root); nil means app.New with no user config.
 	App *app.App
+	// EditTimeout bounds the editor's answer to an edit (applyEdit, and
+	// the plugin's save); 0 means DefaultEditTimeout.
+	EditTimeout time.Duration
 }
 
 type lifecycle int

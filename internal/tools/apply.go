@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"time"
 )
 
 // FileChange is one file's new content, computed against a known version.
@@ -43,6 +44,19 @@ func (e *NotAppliedError) Error() string {
 		return "the editor did not apply the edit"
 	}
 	return "the editor did not apply the edit: " + e.Reason
+}
+
+// UnansweredError is an editor that did not answer an edit in time: the
+// edit may or may not have landed.
+type UnansweredError struct {
+	// Request is the request left unanswered ("workspace/applyEdit").
+	Request string
+	After   time.Duration
+}
+
+// Error says what is known, for the model.
+func (e *UnansweredError) Error() string {
+	return fmt.Sprintf("the editor did not answer %s within %s, so agentls cannot tell whether the edit landed", e.Request, e.After)
 }
 
 // SetApplier installs the editor's applier; nil means disk only.

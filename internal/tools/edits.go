@@ -113,11 +113,7 @@ func (w *Workspace) commit(ctx context.Context, call Call, tool string, p plan) 
 	label := "agentls: " + tool + " " + p.shown
 	applied, err := w.writeChange(ctx, p.cur, p.text, label)
 	if err != nil {
-		var na *NotAppliedError
-		if errors.As(err, &na) {
-			return Errorf("%s was not changed: %v. View it again and retry if the change still makes sense.", p.shown, err), nil
-		}
-		return Errorf("%s was not changed: %v", p.shown, err), nil
+		return Errorf("%s", notChanged(p.shown, err)), nil
 	}
 	w.recordWrite(call.SessionID, p.cur, p.text)
 	w.mu.RLock()
@@ -147,6 +143,21 @@ func (w *Workspace) commit(ctx context.Context, call Call, tool string, p plan) 
 	// The changed file's fresh diagnostics, errors first (tools/lspenv.go).
 	content += w.lspAfterChange(ctx, map[string]string{p.abs: p.text})
 	return Result{Content: content + msg, Diff: p.diff}, nil
+}
+
+// notChanged tells the model what became of a change that failed: the
+// editor refused it, did not answer (it may still land), or the write
+// failed (nothing was written).
+func notChanged(shown string, err error) string {
+	var na *NotAppliedError
+	var ua *UnansweredError
+	switch {
+	case errors.As(err, &na):
+		return fmt.Sprintf("%s was not changed: %v. View it again and retry if the change still makes sense.", shown, err)
+	case errors.As(err, &ua):
+		return fmt.Sprintf("%s may or may not have changed: %v. View it again before going on, and tell the user if the editor seems stuck.", shown, err)
+	}
+	return fmt.Sprintf("%s was not changed: %v", shown, err)
 }
 
 func planPaths(plans []plan) []string {
@@ -191,7 +202,7 @@ func (w *Workspace) commitPlans(ctx context.Context, call Call, tool, label stri
 	for _, p := range ordered {
 		applied, err := w.writeChange(ctx, p.cur, p.text, label)
 		if err != nil {
-			return lines, changed, fmt.Sprintf("%s was not changed: %v", p.shown, err)
+			return lines, changed, notChanged(p.shown, err)
 		}
 		w.recordWrite(call.SessionID, p.cur, p.text)
 		changed[p.abs] = p.text

@@ -52,6 +52,13 @@ type Options struct {
 	// BeforeApply runs when an applyEdit arrives, before it is applied
 	// (e.g. to type into the buffer first, as a person might).
 	BeforeApply func(e *Editor)
+	// AnswerApplyEdit, when set, answers every workspace/applyEdit
+	// instead of the editor applying it: its result, or its error as a
+	// JSON-RPC error. It may block (an editor that never answers: return
+	// when ctx ends) or close the connection (an editor that crashed).
+	AnswerApplyEdit func(ctx context.Context, e *Editor, params json.RawMessage) (any, error)
+	// EditTimeout is the server's lsp.Options.EditTimeout.
+	EditTimeout time.Duration
 }
 
 // DefaultCapabilities is what a capable client declares.
@@ -121,6 +128,7 @@ type Editor struct {
 	versions  map[string]int32
 	applied   []json.RawMessage
 	saves     []string
+	cancels   []json.RawMessage
 	buffers   *overlay.Store // the editor's own copy of open documents
 }
 
@@ -140,7 +148,9 @@ func Connect(ctx context.Context, opts Options) *Editor {
 	}
 	clientSide, serverSide := net.Pipe()
 	e := &Editor{opts: opts, server: make(chan int, 1), changed: make(chan struct{}), versions: map[string]int32{}, buffers: overlay.NewStore()}
-	go func() { e.server <- lsp.Serve(ctx, serverSide, lsp.Options{App: app.New(opts.Server)}) }()
+	go func() {
+		e.server <- lsp.Serve(ctx, serverSide, lsp.Options{App: app.New(opts.Server), EditTimeout: opts.EditTimeout})
+	}()
 	e.conn = jsonrpc2.NewConn(jsonrpc2.NewStream(clientSide))
 	e.conn.Go(ctx, e.handle)
 	return e
@@ -194,11 +204,26 @@ func (e *Editor) dispatch(ctx context.Context, reply jsonrpc2.Replier, req jsonr
 		_ = json.Unmarshal(req.Params(), &p)
 		e.record(func() { e.created = append(e.created, p.Token) })
 		return reply(ctx, nil, nil)
+	case "$/cancelRequest":
+		var p struct {
+			ID json.RawMessage `json:"id"`
+		}
+		_ = json.Unmarshal(req.Params(), &p)
+		e.record(func() { e.cancels = append(e.cancels, p.ID) })
 	case "workspace/applyEdit":
 		if e.opts.BeforeApply != nil {
 			e.opts.BeforeApply(e)
 		}
 		e.record(func() { e.applied = append(e.applied, append(json.RawMessage(nil), req.Params()...)) })
+		if e.opts.AnswerApplyEdit != nil {
+			// Off the reading goroutine: an answer that never comes must
+			// not stop the editor from reading what the server sends.
+			go func() {
+				res, err := e.opts.AnswerApplyEdit(ctx, e, req.Params())
+				_ = reply(ctx, res, err)
+			}()
+			return nil
+		}
 		if e.opts.RefuseEdits != "" {
 			return reply(ctx, map[string]any{"applied": false, "failureReason": e.opts.RefuseEdits}, nil)
 		}
@@ -375,6 +400,14 @@ func (e *Editor) Saves() []string {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	return append([]string(nil), e.saves...)
+}
+
+// Cancels returns the ids of the $/cancelRequest notifications the server
+// sent (requests it no longer waits for).
+func (e *Editor) Cancels() []json.RawMessage {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return append([]json.RawMessage(nil), e.cancels...)
 }
 
 // Applied returns the params of every workspace/applyEdit received.
