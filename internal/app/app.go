@@ -127,7 +127,23 @@ func (a *App) Open(fe Frontend) (*Env, error) {
 	}
 	e := &Env{app: a, fe: fe, ws: ws}
 	e.lsp = tools.NewLSPEnv(ws, e.earlyLSPConfig, a.log)
+	e.sweepPendingWrites()
 	return e, nil
+}
+
+// sweepPendingWrites removes the temporary files that an agentls killed
+// while writing left in a project, and has this environment's writes
+// leave the markers that let the next one do the same (tools/pending.go).
+func (e *Env) sweepPendingWrites() {
+	dir := filepath.Join(e.StateDir(), "pending-writes")
+	e.ws.SetPendingDir(dir)
+	removed, err := tools.SweepPendingWrites(dir)
+	for _, p := range removed {
+		e.app.log.Info("removed the temporary file of a write an earlier agentls did not finish", "path", p)
+	}
+	if err != nil {
+		e.app.log.Warn("sweep unfinished writes", "error", err)
+	}
 }
 
 // Workspace is the environment's folders, read through the overlay.

@@ -86,7 +86,7 @@ func (w *Workspace) writeChange(ctx context.Context, cur File, text, label strin
 	if mode == 0 {
 		mode = 0o644
 	}
-	return Applied{Saved: true}, w.writeDisk(cur.Path, []byte(text), mode)
+	return Applied{Saved: true}, w.writeDisk(cur.Path, []byte(text), mode, expectOf(cur))
 }
 
 // Restore puts a file back to text (or deletes it when exists is false),

@@ -185,10 +185,10 @@ func TestWriteDiskRefusesLinkSwappedInAfterCheck(t *testing.T) {
 		t.Fatal(err)
 	}
 	var oe *outsideError
-	if err := ws.writeDisk(abs, []byte("x"), 0o644); !errors.As(err, &oe) || oe.why != whyLinkOut {
+	if err := ws.writeDisk(abs, []byte("x"), 0o644, nil); !errors.As(err, &oe) || oe.why != whyLinkOut {
 		t.Errorf("writeDisk through a link out = %v, want an outside error", err)
 	}
-	if err := ws.writeDisk(filepath.Join(root, "dir", "secret.txt"), []byte("x"), 0o644); !errors.As(err, &oe) {
+	if err := ws.writeDisk(filepath.Join(root, "dir", "secret.txt"), []byte("x"), 0o644, nil); !errors.As(err, &oe) {
 		t.Errorf("writeDisk over an outside file = %v, want an outside error", err)
 	}
 	if err := ws.removeDisk(filepath.Join(root, "dir", "secret.txt")); !errors.As(err, &oe) {

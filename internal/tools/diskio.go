@@ -15,6 +15,7 @@ import (
 	"strconv"
 	"strings"
 	"syscall"
+	"time"
 
 	"github.com/agentls/agentls/internal/tools/confine"
 )
@@ -136,8 +137,9 @@ func (p place) regular(fi fs.FileInfo) error {
 // writeAtomic), creating its folders. A symbolic link that stays inside
 // is written through (the link is kept); one that leads out, or a file
 // with more than one hard link, is an *outsideError and nothing is
-// written.
-func (w *Workspace) writeDisk(abs string, data []byte, perm fs.FileMode) error {
+// written. expect, when not nil, is the file as the change was computed
+// on; one that changed meanwhile is not replaced.
+func (w *Workspace) writeDisk(abs string, data []byte, perm fs.FileMode, expect *onDisk) error {
 	p, err := w.place(abs)
 	if err != nil {
 		return err
@@ -152,7 +154,37 @@ func (w *Workspace) writeDisk(abs string, data []byte, perm fs.FileMode) error {
 	case rel == ".":
 		return fmt.Errorf("write %s: it is a workspace folder, not a file", p.abs)
 	}
-	return p.named(writeAtomic(p.root, rel, p.abs, data, perm))
+	return p.named(writeAtomic(p.root, rel, p.abs, data, perm, atomicOpts{expect: expect, pending: w.pendingDir()}))
+}
+
+// onDisk is what a write expects to replace: the file as it was read (its
+// mtime and size), or no file at all.
+type onDisk struct {
+	exists  bool
+	modTime time.Time
+	size    int64
+}
+
+// expectOf is the disk file f was read from (File{Path} for none).
+func expectOf(f File) *onDisk {
+	return &onDisk{exists: !f.ModTime.IsZero(), modTime: f.ModTime, size: f.Size}
+}
+
+// still reports whether base in dir is still the file expected.
+func (o *onDisk) still(dir *os.Root, base string) bool {
+	fi, err := dir.Stat(base)
+	if !o.exists {
+		return errors.Is(err, fs.ErrNotExist)
+	}
+	return err == nil && fi.ModTime().Equal(o.modTime) && fi.Size() == o.size
+}
+
+// atomicOpts are writeAtomic's checks and records.
+type atomicOpts struct {
+	// expect, when not nil, is the file the write must replace.
+	expect *onDisk
+	// pending is the folder for the write's marker ("": none).
+	pending string
 }
 
 // WriteFileAtomic writes data to path through a temporary file in the same
@@ -170,7 +202,7 @@ func WriteFileAtomic(path string, data []byte, perm fs.FileMode) error {
 		return fmt.Errorf("write %s: %w", path, err)
 	}
 	defer r.Close()
-	return writeAtomic(r, filepath.Base(path), path, data, perm)
+	return writeAtomic(r, filepath.Base(path), path, data, perm, atomicOpts{})
 }
 
 // writeAtomic writes data to rel (without symbolic links) in r: a
@@ -178,8 +210,12 @@ func WriteFileAtomic(path string, data []byte, perm fs.FileMode) error {
 // folder is opened once and the temporary file is created and renamed in
 // it; before the rename the folder must still be what rel's folder is
 // through r, so a folder swapped for a link (or moved) meanwhile makes the
-// write fail instead of landing elsewhere. abs names the file in errors.
-func writeAtomic(r *os.Root, rel, abs string, data []byte, perm fs.FileMode) error {
+// write fail instead of landing elsewhere, and the file must still be
+// o.expect (the sync before the rename can take long: a person saving
+// meanwhile keeps their save). A marker in o.pending names the temporary
+// file until the rename, so a process killed meanwhile leaves nothing
+// behind for long (SweepPendingWrites). abs names the file in errors.
+func writeAtomic(r *os.Root, rel, abs string, data []byte, perm fs.FileMode, o atomicOpts) error {
 	dirRel, base := filepath.Dir(rel), filepath.Base(rel)
 	if dirRel != "." {
 		if err := r.MkdirAll(dirRel, 0o755); err != nil {
@@ -201,10 +237,13 @@ func writeAtomic(r *os.Root, rel, abs string, data []byte, perm fs.FileMode) err
 			}
 		}
 	}
-	tmp, f, err := createTemp(dir, base)
+	tmp, f, unmark, err := createTemp(dir, base, func(tmp string) (func(), error) {
+		return markPending(o.pending, r.Name(), filepath.Join(dirRel, tmp))
+	})
 	if err != nil {
 		return fmt.Errorf("write %s: %w", abs, err)
 	}
+	defer unmark()
 	renamed := false
 	defer func() {
 		if !renamed {
@@ -231,6 +270,9 @@ func writeAtomic(r *os.Root, rel, abs string, data []byte, perm fs.FileMode) err
 	if here, err := dir.Stat("."); err != nil || !os.SameFile(now, here) {
 		return fmt.Errorf("write %s: its folder was replaced or moved while writing, so nothing was written: check the folder and try again", abs)
 	}
+	if o.expect != nil && !o.expect.still(dir, base) {
+		return fmt.Errorf("write %s: the file changed on disk while agentls was writing it, so nothing was written and the other change stands: view it again", abs)
+	}
 	if err := dir.Rename(tmp, base); err != nil {
 		return fmt.Errorf("write %s: %w", abs, err)
 	}
@@ -238,17 +280,28 @@ func writeAtomic(r *os.Root, rel, abs string, data []byte, perm fs.FileMode) err
 	return nil
 }
 
-// createTemp creates a new, empty file next to base in dir.
-func createTemp(dir *os.Root, base string) (string, *os.File, error) {
+// createTemp creates a new, empty file next to base in dir. mark records
+// each name before the file is made (markPending) and returns what drops
+// the record; createTemp returns that for the name it made.
+func createTemp(dir *os.Root, base string, mark func(tmp string) (func(), error)) (string, *os.File, func(), error) {
 	for range tempTries {
-		name := "." + base + ".agentls-" + strconv.FormatUint(rand.Uint64(), 36)
+		name := "." + base + tempInfix + strconv.FormatUint(rand.Uint64(), 36)
+		unmark, err := mark(name)
+		if err != nil {
+			return "", nil, nil, err
+		}
 		f, err := dir.OpenFile(name, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o600)
 		if errors.Is(err, fs.ErrExist) {
+			unmark()
 			continue
 		}
-		return name, f, err
+		if err != nil {
+			unmark()
+			return "", nil, nil, err
+		}
+		return name, f, unmark, nil
 	}
-	return "", nil, fmt.Errorf("no free name for a temporary file next to %s after %d tries", base, tempTries)
+	return "", nil, nil, fmt.Errorf("no free name for a temporary file next to %s after %d tries", base, tempTries)
 }
 
 // removeDisk deletes the file at abs. A symbolic link there is deleted

@@ -52,6 +52,9 @@ type Workspace struct {
 	// afterChange reports the language servers' diagnostics of the files
 	// a tool changed (nil: no language servers; see NewLSPEnv).
 	afterChange func(ctx context.Context, changed map[string]string) string
+	// pending is the folder for the markers of atomic writes in progress
+	// (tools/pending.go); "" keeps none.
+	pending string
 	// reads remembers, per session and file, what the agent last saw, so
 	// an edit of a version it has not seen is refused.
 	reads map[string]map[string]readRecord
