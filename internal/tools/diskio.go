@@ -241,7 +241,7 @@ func writeAtomic(r *os.Root, rel, abs string, data []byte, perm fs.FileMode, o a
 		return markPending(o.pending, r.Name(), filepath.Join(dirRel, tmp))
 	})
 	if err != nil {
-		return fmt.Errorf("write %s: %w", abs, err)
+		return failedWrite(abs, err)
 	}
 	defer unmark()
 	renamed := false
@@ -261,11 +261,11 @@ func writeAtomic(r *os.Root, rel, abs string, data []byte, perm fs.FileMode, o a
 		err = cerr
 	}
 	if err != nil {
-		return fmt.Errorf("write %s: %w", abs, err)
+		return failedWrite(abs, err)
 	}
 	now, err := r.Stat(dirRel)
 	if err != nil {
-		return fmt.Errorf("write %s: %w", abs, err)
+		return failedWrite(abs, err)
 	}
 	if here, err := dir.Stat("."); err != nil || !os.SameFile(now, here) {
 		return fmt.Errorf("write %s: its folder was replaced or moved while writing, so nothing was written: check the folder and try again", abs)
@@ -274,10 +274,26 @@ func writeAtomic(r *os.Root, rel, abs string, data []byte, perm fs.FileMode, o a
 		return fmt.Errorf("write %s: the file changed on disk while agentls was writing it, so nothing was written and the other change stands: view it again", abs)
 	}
 	if err := dir.Rename(tmp, base); err != nil {
-		return fmt.Errorf("write %s: %w", abs, err)
+		return failedWrite(abs, err)
 	}
 	renamed = true
 	return nil
+}
+
+// failedWrite is the error of an atomic write that stopped before its
+// rename: the file is as it was, and the hint says what the person can
+// do about the cause.
+func failedWrite(abs string, err error) error {
+	hint := "check the folder and retry"
+	switch {
+	case errors.Is(err, syscall.ENOSPC), errors.Is(err, syscall.EDQUOT), errors.Is(err, syscall.EFBIG):
+		hint = "free some space on its disk (or raise the quota), then retry"
+	case errors.Is(err, syscall.EROFS):
+		hint = "its disk is mounted read-only: remount it read-write, then retry"
+	case errors.Is(err, fs.ErrPermission):
+		hint = "its folder is not writable: change its permissions, then retry"
+	}
+	return fmt.Errorf("write %s: %w; nothing was written and the file is as it was: %s", abs, err, hint)
 }
 
 // createTemp creates a new, empty file next to base in dir. mark records

@@ -13,8 +13,7 @@ import (
 )
 
 // leftovers lists the temporary files of atomic writes under root.
-func leftovers(t *testing.T, root string) []string {
-	t.Helper()
+func leftovers(root string) []string {
 	var out []string
 	_ = filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
 		if err == nil && strings.Contains(d.Name(), tempInfix) {
@@ -64,7 +63,7 @@ func TestFaultDiskChangedDuringWrite(t *testing.T) {
 			if got, _ := os.ReadFile(path); string(got) != tc.after {
 				t.Errorf("disk = %q, want the other change %q", got, tc.after)
 			}
-			if l := leftovers(t, root); len(l) > 0 {
+			if l := leftovers(root); len(l) > 0 {
 				t.Errorf("left behind: %v", l)
 			}
 			if m, _ := os.ReadDir(pending); len(m) > 0 {
@@ -124,7 +123,7 @@ func TestFaultKilledWriteIsSwept(t *testing.T) {
 	if want := filepath.Join(root, "sub/.b.go.agentls-dead"); len(removed) != 1 || removed[0] != want {
 		t.Errorf("removed %v, want [%s]", removed, want)
 	}
-	if l := leftovers(t, root); len(l) != 1 || filepath.Base(l[0]) != ".c.go.agentls-running" {
+	if l := leftovers(root); len(l) != 1 || filepath.Base(l[0]) != ".c.go.agentls-running" {
 		t.Errorf("temporary files now %v, want only the running write's", l)
 	}
 	for _, f := range []string{"a.go", "keep.go"} {

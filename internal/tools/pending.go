@@ -58,6 +58,7 @@ func markPending(dir, root, temp string) (func(), error) {
 	data, _ := json.Marshal(pendingMarker{Root: root, Temp: temp})
 	name := filepath.Join(dir, strconv.Itoa(os.Getpid())+"-"+strconv.FormatUint(rand.Uint64(), 36))
 	if err := os.WriteFile(name, data, 0o600); err != nil {
+		_ = os.Remove(name) // a full disk leaves it empty
 		return nil, fmt.Errorf("record the write in %s: %w", dir, err)
 	}
 	return func() { _ = os.Remove(name) }, nil
