@@ -165,8 +165,8 @@ func (s *Stream) readHeader() (int64, int64, error) {
 	length := int64(-1)
 	lines, garbage, problem := 0, "", ""
 	for {
-		line, err := s.in.ReadString('\n')
-		total += int64(len(line))
+		line, n, err := s.readLine()
+		total += n
 		if err != nil {
 			if err == io.EOF && total == 0 {
 				return 0, total, io.EOF
@@ -214,6 +214,30 @@ func (s *Stream) readHeader() (int64, int64, error) {
 		return -1, total, nil
 	}
 	return length, total, nil
+}
+
+// lineKeep is how much of each end of an overlong header line is kept.
+const lineKeep = 80
+
+// readLine reads one header line. A line longer than the read buffer (a
+// server printing megabytes without a newline) is not held in memory: its
+// first and last bytes stand for it, so it is still reported, and a
+// header glued to its end is still found. n counts every byte read.
+func (s *Stream) readLine() (line string, n int64, err error) {
+	b, err := s.in.ReadSlice('\n')
+	n = int64(len(b))
+	if err != bufio.ErrBufferFull {
+		return string(b), n, err
+	}
+	head := string(b[:lineKeep])
+	tail := append(make([]byte, 0, 2*lineKeep), b[len(b)-lineKeep:]...)
+	for err == bufio.ErrBufferFull {
+		b, err = s.in.ReadSlice('\n')
+		n += int64(len(b))
+		tail = append(tail, b[max(0, len(b)-lineKeep):]...)
+		tail = append(tail[:0], tail[max(0, len(tail)-lineKeep):]...)
+	}
+	return head + "…" + string(tail), n, err
 }
 
 func (s *Stream) badFrame(problem string) {

@@ -5,6 +5,7 @@ import (
 	"context"
 	"io"
 	"net"
+	"runtime"
 	"strconv"
 	"strings"
 	"testing"
@@ -103,5 +104,70 @@ func TestBadInput(t *testing.T) {
 		case <-time.After(5 * time.Second):
 			t.Fatal("the stream stopped reading after bad input")
 		}
+	}
+}
+
+// repeat reads n copies of byte c.
+type repeat struct {
+	c byte
+	n int64
+}
+
+func (r *repeat) Read(b []byte) (int, error) {
+	if r.n <= 0 {
+		return 0, io.EOF
+	}
+	k := int64(len(b))
+	k = min(k, r.n)
+	for i := range b[:k] {
+		b[i] = r.c
+	}
+	r.n -= k
+	return int(k), nil
+}
+
+// A server that floods stdout with one endless line (no newline): the
+// stream holds none of it, reports it, and reads the message glued to its
+// end.
+func TestFloodWithoutNewlineIsNotHeld(t *testing.T) {
+	const flood = 64 << 20
+	in := io.MultiReader(&repeat{c: 'x', n: flood}, strings.NewReader(frame(`{"jsonrpc":"2.0","method":"ok"}`)))
+	end := &pipeEnd{in: in}
+	s := New(end, Options{AnswerBadFrames: true})
+	defer s.Close()
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	m, n, err := s.Read(context.Background())
+	runtime.ReadMemStats(&after)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if note, ok := m.(*jsonrpc2.Notification); !ok || note.Method() != "ok" {
+		t.Fatalf("read %#v, want the ok notification", m)
+	}
+	if want := int64(flood + len(frame(`{"jsonrpc":"2.0","method":"ok"}`))); n != want {
+		t.Errorf("Read counted %d bytes, want %d", n, want)
+	}
+	if got := after.TotalAlloc - before.TotalAlloc; got > 4<<20 {
+		t.Errorf("reading a %d MiB line allocated %d MiB: the line was held", flood>>20, got>>20)
+	}
+	s.Close()
+	if w := string(end.written()); !strings.Contains(w, "not a message") || !strings.Contains(w, "xxx") {
+		t.Errorf("the flood was not reported: %q", w)
+	}
+}
+
+// A header glued to the end of an overlong line is found wherever the
+// read buffer splits it.
+func TestHeaderGluedToOverlongLine(t *testing.T) {
+	msg := frame(`{"jsonrpc":"2.0","method":"ok"}`)
+	for _, garbage := range []int{64<<10 - 5, 64 << 10, 64<<10 + 3, 200 << 10} {
+		end := &pipeEnd{in: io.MultiReader(&repeat{c: 'x', n: int64(garbage)}, strings.NewReader(msg))}
+		s := New(end, Options{})
+		m, _, err := s.Read(context.Background())
+		if note, ok := m.(*jsonrpc2.Notification); err != nil || !ok || note.Method() != "ok" {
+			t.Errorf("%d bytes of garbage: read %#v, %v", garbage, m, err)
+		}
+		s.Close()
 	}
 }
