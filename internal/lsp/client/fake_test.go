@@ -53,36 +53,6 @@ func TestShutdownSendsNoParams(t *testing.T) {
 	}
 }
 
-func TestRequestTimeoutNamesServer(t *testing.T) {
-	t.Parallel()
-	m, dir, logPath := fakeManager(t, "silent", func(c *Config) { c.RequestTimeout = 300 * time.Millisecond })
-	ctx := context.Background()
-	path := filepath.Join(dir, "a.fake")
-	os.WriteFile(path, []byte("hello\n"), 0o644)
-	c, err := m.ClientFor(ctx, path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	start := time.Now()
-	_, err = c.Definition(ctx, path, 1, 1)
-	if !errors.Is(err, ErrTimeout) {
-		t.Fatalf("Definition on a silent server: %v, want ErrTimeout", err)
-	}
-	if d := time.Since(start); d > 3*time.Second {
-		t.Errorf("timed out after %v, want about 300ms", d)
-	}
-	for _, want := range []string{"fake", "textDocument/definition", "300ms", "lsp_restart"} {
-		if !strings.Contains(err.Error(), want) {
-			t.Errorf("error %q does not mention %q", err, want)
-		}
-	}
-	waitFor(t, "$/cancelRequest", func() bool { return len(framesWith(t, logPath, "$/cancelRequest")) == 1 })
-	// The server is still usable (a timeout is not a crash).
-	if pid := c.PID(); pid == 0 {
-		t.Error("server not running after a timeout")
-	}
-}
-
 func TestPositionEncodings(t *testing.T) {
 	t.Parallel()
 	const line = "\té😀 x := 1 // ü"

@@ -38,6 +38,11 @@ func TestMain(m *testing.M) {
 //	config     ask workspace/configuration after initialized
 //	register   register a didChangeWatchedFiles watcher for **/*.txt
 //	die        print a fatal error to stderr and exit when asked to initialize
+//	crash      exit without answering a definition request (with =once,
+//	           only the first process does; later ones answer)
+//	flood      before answering initialize, print 32 MiB to stdout without
+//	           a newline, 8 MiB of lines to stdout and to stderr, and 5,000
+//	           logMessage notifications
 //
 // Every message received is appended, raw, to the log file (one per line).
 func runFakeServer(mode, logPath string) int {
@@ -93,6 +98,9 @@ func runFakeServer(mode, logPath string) int {
 		_ = json.Unmarshal(body, &msg)
 		switch msg.Method {
 		case "initialize":
+			if _, ok := flags["flood"]; ok {
+				flood(out)
+			}
 			if _, ok := flags["die"]; ok {
 				fmt.Fprintln(os.Stderr, "fatal: bad config in fake.toml")
 				return 3
@@ -134,6 +142,17 @@ func runFakeServer(mode, logPath string) int {
 			if _, ok := flags["silent"]; ok {
 				continue
 			}
+			if v, ok := flags["crash"]; ok {
+				// With =once, a marker beside the log says it happened.
+				f, err := os.OpenFile(logPath+".crashed", os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o644)
+				if err == nil {
+					f.Close()
+				}
+				if err == nil || v != "once" {
+					fmt.Fprintln(os.Stderr, "panic: runtime error: index out of range [3] with length 3")
+					return 2
+				}
+			}
 			var p positionParams
 			_ = json.Unmarshal(msg.Params, &p)
 			end := p.Position
@@ -148,4 +167,24 @@ func runFakeServer(mode, logPath string) int {
 			}
 		}
 	}
+}
+
+// flood prints what a server in trouble might: megabytes of stdout without
+// a newline, lines of debug output on stdout and stderr, and thousands of
+// log notifications.
+func flood(out *bufio.Writer) {
+	line := strings.Repeat("x", 1<<10)
+	for range 32 << 10 {
+		out.WriteString(line)
+	}
+	out.WriteString("\n")
+	for range 8 << 10 {
+		out.WriteString("debug: " + line + "\n")
+		fmt.Fprintln(os.Stderr, "trace: "+line)
+	}
+	for i := range 5000 {
+		b, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "method": "window/logMessage", "params": map[string]any{"type": 4, "message": fmt.Sprintf("log %d", i)}})
+		fmt.Fprintf(out, "Content-Length: %d\r\n\r\n%s", len(b), b)
+	}
+	out.Flush()
 }
