@@ -197,6 +197,13 @@ func (s *inputSchema) validate(input json.RawMessage) error {
 	if err := json.Unmarshal(in, &v); err != nil {
 		return fmt.Errorf("not JSON (%v): send one JSON object", err)
 	}
+	// A provider keeps arguments that are not JSON as a JSON string of
+	// their text (agent/openai): say that, not that a string is no object.
+	if text, ok := v.(string); ok {
+		if err := json.Unmarshal([]byte(text), new(any)); err != nil {
+			return fmt.Errorf("the arguments are not valid JSON (%v; they were %s): send one complete JSON object", err, strconv.Quote(truncate(text, 200)))
+		}
+	}
 	if err := s.resolved.Validate(stripNulls(v)); err != nil {
 		return s.explain(err)
 	}

@@ -52,6 +52,7 @@ const (
 	DefaultMaxRetries     = 3
 	DefaultRetryBaseDelay = 500 * time.Millisecond
 	DefaultMaxRetryDelay  = 30 * time.Second
+	DefaultMaxAnswerBytes = 4 << 20
 )
 
 // Config configures an OpenAI-compatible endpoint. Zero fields take the
@@ -82,6 +83,11 @@ type Config struct {
 	// MaxRetryDelay caps the backoff. A Retry-After longer than this ends
 	// the call at once instead of sleeping through it.
 	MaxRetryDelay time.Duration
+	// MaxAnswerBytes bounds one answer: its text and tool-call arguments.
+	// A longer one is cut off with an error — a model repeating itself or
+	// a broken server would otherwise fill memory, the history and the
+	// editor. Zero means DefaultMaxAnswerBytes; negative, no bound.
+	MaxAnswerBytes int
 	// ContextWindow and MaxOutput are the model's limits in tokens, for
 	// compaction; 0 means unknown.
 	ContextWindow, MaxOutput int
@@ -134,6 +140,12 @@ func New(cfg Config) (*Provider, error) {
 	}
 	if cfg.HTTPClient == nil {
 		cfg.HTTPClient = http.DefaultClient
+	}
+	switch {
+	case cfg.MaxAnswerBytes == 0:
+		cfg.MaxAnswerBytes = DefaultMaxAnswerBytes
+	case cfg.MaxAnswerBytes < 0:
+		cfg.MaxAnswerBytes = math.MaxInt
 	}
 	// NewChatCompletionService, unlike NewClient, adds no options read
 	// from the environment.
@@ -219,6 +231,7 @@ const (
 	kindStreamError         // server sent an error event in the stream
 	kindNotStreaming        // 2xx without an event stream
 	kindOther               // request could not be built, malformed chunk, ...
+	kindTooLong             // the answer passed MaxAnswerBytes
 )
 
 // failure is one failed attempt, classified.
@@ -231,6 +244,9 @@ type failure struct {
 	transient  bool
 	err        error
 }
+
+// errTooLong marks an answer cut off at MaxAnswerBytes.
+var errTooLong = errors.New("answer too long")
 
 // errStreamEnded marks a stream that ended cleanly but without a finish
 // reason: a proxy or server gave up half way.
@@ -253,6 +269,7 @@ func (p *Provider) attempt(ctx context.Context, params sdk.ChatCompletionNewPara
 			for _, s := range []string{ch.Delta.Content, ch.Delta.Refusal} {
 				if s != "" {
 					acc.text.WriteString(s)
+					acc.size += len(s)
 					emit(s)
 				}
 			}
@@ -266,6 +283,9 @@ func (p *Provider) attempt(ctx context.Context, params sdk.ChatCompletionNewPara
 		if u := chunk.Usage; u.PromptTokens > 0 || u.CompletionTokens > 0 {
 			acc.usage = agent.Usage{Input: int(u.PromptTokens), Output: int(u.CompletionTokens),
 				CacheRead: int(u.PromptTokensDetails.CachedTokens)}
+		}
+		if acc.size > p.cfg.MaxAnswerBytes {
+			return agent.Response{}, &failure{kind: kindTooLong, retryAfter: -1, err: errTooLong}
 		}
 	}
 	err := stream.Err()
@@ -554,6 +574,8 @@ func (p *Provider) describe(f *failure, attempts int, shown bool) *callError {
 		}
 	case kindStreamError:
 		msg = fmt.Sprintf("the server reported an error mid-stream: %s", f.detail)
+	case kindTooLong:
+		msg = fmt.Sprintf("the answer from %s passed %d bytes, so agentls stopped reading it (a model repeating itself, or a server gone wrong): ask again, for something shorter or in parts", base, p.cfg.MaxAnswerBytes)
 	case kindNotStreaming:
 		msg = fmt.Sprintf("%s answered with %s instead of an event stream: use an endpoint that supports chat completions with stream: true", base, f.detail)
 	default:
@@ -591,6 +613,7 @@ type accumulator struct {
 	byIndex  map[int64]*toolAcc
 	finished bool // a finish_reason arrived
 	usage    agent.Usage
+	size     int // bytes of text and tool-call arguments so far
 }
 
 // addTool merges one tool-call delta. Deltas are keyed by index; a delta
@@ -608,6 +631,7 @@ func (a *accumulator) addTool(d sdk.ChatCompletionChunkChoiceDeltaToolCall) {
 	}
 	c.name += d.Function.Name
 	c.args.WriteString(d.Function.Arguments)
+	a.size += len(d.Function.Name) + len(d.Function.Arguments)
 }
 
 func (a *accumulator) response() agent.Response {

@@ -753,3 +753,37 @@ func TestBadRequestInputs(t *testing.T) {
 	_, err = p.Complete(context.Background(), agent.Request{Messages: []agent.Message{{Role: "robot"}}}, agent.Stream{})
 	wantErr(t, err, `unknown role "robot"`)
 }
+
+// An answer longer than MaxAnswerBytes — text, or a tool call's
+// arguments — is cut off with an error, not retried: a model repeating
+// itself must not fill memory, the history and the editor.
+func TestAnswerTooLongIsCut(t *testing.T) {
+	long := strings.Repeat("la ", 200)
+	for _, tc := range []struct {
+		name string
+		send func(w http.ResponseWriter)
+	}{
+		{"text", func(w http.ResponseWriter) { streamText(w, long, long, long, long, long, long) }},
+		{"tool arguments", func(w http.ResponseWriter) {
+			startSSE(w)
+			for i := range 6 {
+				args, _ := json.Marshal(long)
+				if i == 0 {
+					args = []byte(`"{\"content\":\""`)
+				}
+				sse(w, chunk(fmt.Sprintf(`{"tool_calls":[{"index":0,"id":"c1","function":{"name":"write","arguments":%s}}]}`, args), ""))
+			}
+			sse(w, chunk(`{}`, "tool_calls"))
+			sse(w, "[DONE]")
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			srv, count := server(t, func(w http.ResponseWriter, _ *http.Request, _ int) { tc.send(w) })
+			_, err := newProvider(t, srv.URL, func(c *Config) { c.MaxAnswerBytes = 2000 }).Complete(context.Background(), simpleReq, agent.Stream{})
+			wantErr(t, err, "passed 2000 bytes", "stopped reading it", "ask again")
+			if count.Load() != 1 {
+				t.Errorf("requests = %d, want 1 (no retry)", count.Load())
+			}
+		})
+	}
+}

@@ -67,6 +67,12 @@ type Reply struct {
 	// instead.
 	Status    int
 	ErrorBody string
+	// Break drops the connection after the parts and tool calls, before
+	// the answer is finished: a crashed server or a cut proxy.
+	Break bool
+	// Stall sends the parts and tool calls, then nothing more until the
+	// client gives up: a stuck server.
+	Stall bool
 }
 
 // Server is a running loopback model.
@@ -175,6 +181,16 @@ func (s *Server) handle(w http.ResponseWriter, r *http.Request) {
 		}}})
 		send(chunk(string(d), ""))
 		completion += len(c.Function.Arguments)/3 + 1
+	}
+	switch {
+	case rep.Break:
+		if conn, _, err := http.NewResponseController(w).Hijack(); err == nil {
+			conn.Close()
+		}
+		return
+	case rep.Stall:
+		<-r.Context().Done()
+		return
 	}
 	finish := "stop"
 	if len(rep.ToolCalls) > 0 {
