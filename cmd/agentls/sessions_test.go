@@ -27,11 +27,12 @@ func buildAgentls(t *testing.T) string {
 	return bin
 }
 
-// TestKillThenContinue: agentls run is killed with SIGKILL while the
-// model answers its third call; `agentls run --continue` then resumes the
-// session, and the model receives the conversation up to the last
-// completed message (both tool results).
-func TestKillThenContinue(t *testing.T) {
+// TestFaultKillDuringTurn: agentls run is killed with SIGKILL while the
+// model answers its third call. The store is sound and no temporary file
+// is left; `agentls run --continue` then resumes the session, and the
+// model receives the conversation up to the last completed message (both
+// tool results).
+func TestFaultKillDuringTurn(t *testing.T) {
 	bin := buildAgentls(t)
 	ws := t.TempDir()
 	os.WriteFile(filepath.Join(ws, "a.txt"), []byte("alpha-content\n"), 0o644)
@@ -87,6 +88,10 @@ func TestKillThenContinue(t *testing.T) {
 		t.Fatal(err)
 	}
 	first.Wait()
+	if left := tempFiles(ws); len(left) > 0 {
+		t.Errorf("left behind: %v", left)
+	}
+	checkStore(t, bin, ws, env)
 
 	out, err := start("--continue", "go on").CombinedOutput()
 	if err != nil {
