@@ -1,6 +1,8 @@
 // Package bench holds agentls's whole-program benchmarks: process start to
-// initialize reply and idle memory, each reported beside a baseline run in
-// the same process so the figures read as ratios. Run them with
+// initialize reply and idle memory, each measured beside gopls in the same
+// run so the figures read as ratios. bench/report (a script beside this
+// file) runs them with the other packages' benchmarks and prints the table
+// docs/performance.md keeps; one benchmark alone:
 //
-//	go test ./bench -bench . -run XXX
+//	go test ./bench -run '^$' -bench Startup -benchtime 12x
 package bench

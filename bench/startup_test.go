@@ -7,11 +7,12 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"sort"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/agentls/agentls/internal/benchpair"
 )
 
 // buildAgentls builds the binary once per benchmark run.
@@ -25,27 +26,47 @@ func buildAgentls(b *testing.B) string {
 	return bin
 }
 
-const initialize = `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"processId":null,"rootUri":"file:///tmp","capabilities":{}}}`
+// gopls finds gopls on PATH or in GOPATH/bin.
+func gopls(b *testing.B) string {
+	b.Helper()
+	if p, err := exec.LookPath("gopls"); err == nil {
+		return p
+	}
+	if out, err := exec.Command("go", "env", "GOPATH").Output(); err == nil {
+		p := filepath.Join(strings.TrimSpace(string(out)), "bin", "gopls")
+		if _, err := os.Stat(p); err == nil {
+			return p
+		}
+	}
+	b.Fatal("gopls is the baseline and is not installed: go install golang.org/x/tools/gopls@v0.23.0")
+	return ""
+}
 
-// startAndInitialize starts `agentls serve`, sends initialize and waits for
-// the reply. It returns the elapsed time and the server's RSS in KiB after
-// the reply, then shuts the server down.
-func startAndInitialize(b *testing.B, bin, home string) (time.Duration, int) {
-	cmd := exec.Command(bin, "serve", "--stdio")
-	cmd.Env = append(os.Environ(), "HOME="+home, "XDG_STATE_HOME="+home, "XDG_CONFIG_HOME="+home)
+// startAndInitialize starts a language server, sends initialize for root
+// and waits for the reply. It returns the time from start to reply and
+// the server's RSS in KiB then (idle: nothing asked of it yet), and shuts
+// it down.
+func startAndInitialize(b *testing.B, cmd *exec.Cmd, root string) (time.Duration, int) {
+	b.Helper()
+	initialize := fmt.Sprintf(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"processId":null,"rootUri":"file://%s","capabilities":{}}}`, root)
 	stdin, _ := cmd.StdinPipe()
 	stdout, _ := cmd.StdoutPipe()
 	start := time.Now()
 	if err := cmd.Start(); err != nil {
 		b.Fatal(err)
 	}
+	defer func() {
+		stdin.Close()
+		_ = cmd.Process.Kill()
+		_ = cmd.Wait()
+	}()
 	fmt.Fprintf(stdin, "Content-Length: %d\r\n\r\n%s", len(initialize), initialize)
 	r := bufio.NewReader(stdout)
 	n := 0
 	for {
 		line, err := r.ReadString('\n')
 		if err != nil {
-			b.Fatalf("read reply: %v", err)
+			b.Fatalf("%s: read reply: %v", cmd.Path, err)
 		}
 		line = strings.TrimSpace(line)
 		if line == "" {
@@ -60,13 +81,10 @@ func startAndInitialize(b *testing.B, bin, home string) (time.Duration, int) {
 		b.Fatal(err)
 	}
 	elapsed := time.Since(start)
-	if !strings.Contains(string(body), `"serverInfo"`) {
-		b.Fatalf("unexpected reply %s", body)
+	if !strings.Contains(string(body), `"capabilities"`) {
+		b.Fatalf("%s: unexpected reply %s", cmd.Path, body)
 	}
-	rss := rssKiB(cmd.Process.Pid)
-	stdin.Close()
-	_ = cmd.Wait()
-	return elapsed, rss
+	return elapsed, rssKiB(cmd.Process.Pid)
 }
 
 func rssKiB(pid int) int {
@@ -83,36 +101,29 @@ func rssKiB(pid int) int {
 	return 0
 }
 
-func median(ds []time.Duration) time.Duration {
-	sort.Slice(ds, func(i, j int) bool { return ds[i] < ds[j] })
-	return ds[len(ds)/2]
-}
-
 // BenchmarkStartup times process start → initialize reply for `agentls
-// serve`, interleaved with the baseline `agentls version` (process start
-// and exit, nothing else). Metrics: init-ms (median), baseline-ms, ratio,
-// rss-MiB after initialize.
+// serve` against gopls on the same machine, interleaved (benchpair:
+// ours-ms, base-ms, ratio), and reports the idle RSS of each after its
+// reply (rss-MiB, base-rss-MiB) and their ratio (rss-ratio).
 func BenchmarkStartup(b *testing.B) {
-	bin := buildAgentls(b)
-	home := b.TempDir()
-	var serve, base []time.Duration
-	maxRSS := 0
-	b.ResetTimer()
-	for i := 0; i < b.N; i++ {
-		t0 := time.Now()
-		if out, err := exec.Command(bin, "version").Output(); err != nil || !strings.HasPrefix(string(out), "agentls") {
-			b.Fatalf("version: %v", err)
-		}
-		base = append(base, time.Since(t0))
-		d, rss := startAndInitialize(b, bin, home)
-		serve = append(serve, d)
-		maxRSS = max(maxRSS, rss)
-	}
-	b.StopTimer()
-	ms := func(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
-	s, bs := median(serve), median(base)
-	b.ReportMetric(ms(s), "init-ms")
-	b.ReportMetric(ms(bs), "baseline-ms")
-	b.ReportMetric(float64(s)/float64(bs), "ratio")
-	b.ReportMetric(float64(maxRSS)/1024, "rss-MiB")
+	bin, gp := buildAgentls(b), gopls(b)
+	home, root := b.TempDir(), b.TempDir()
+	var ours, base []float64
+	benchpair.Run(b, time.Millisecond, func() time.Duration {
+		cmd := exec.Command(bin, "serve", "--stdio")
+		cmd.Env = append(os.Environ(), "HOME="+home, "XDG_STATE_HOME="+home, "XDG_CONFIG_HOME="+home, "XDG_DATA_HOME="+home)
+		d, rss := startAndInitialize(b, cmd, root)
+		ours = append(ours, float64(rss))
+		return d
+	}, func() time.Duration {
+		cmd := exec.Command(gp)
+		cmd.Env = append(os.Environ(), "HOME="+home, "XDG_CACHE_HOME="+home)
+		d, rss := startAndInitialize(b, cmd, root)
+		base = append(base, float64(rss))
+		return d
+	})
+	o, r := benchpair.Median(ours), benchpair.Median(base)
+	b.ReportMetric(o/1024, "rss-MiB")
+	b.ReportMetric(r/1024, "base-rss-MiB")
+	b.ReportMetric(o/r, "rss-ratio")
 }

@@ -1,10 +1,15 @@
 package permission_test
 
 import (
+	"bytes"
 	"context"
 	"fmt"
+	"os"
+	"path/filepath"
 	"testing"
+	"time"
 
+	"github.com/agentls/agentls/internal/benchpair"
 	"github.com/agentls/agentls/internal/permission"
 )
 
@@ -58,4 +63,44 @@ func BenchmarkDecision(b *testing.B) {
 			}
 		})
 	}
+}
+
+// BenchmarkDecisionVsRead puts the gate's cost beside the least a tool
+// call does: a decision with 200 rules and the inspectors on (an edit a
+// rule allows, a read inside, a shell command a rule allows) against
+// reading a 4 KiB file, interleaved. It reports the medians (ours-us,
+// base-us) and the median per-pair ratio.
+func BenchmarkDecisionVsRead(b *testing.B) {
+	g := newGate(b, policy(func(p *permission.Policy) {
+		p.Rules = benchRules()
+		p.Repetition = 1 << 30
+	}), permission.Options{Grants: permission.NewMemoryGrantStore()})
+	file := filepath.Join(b.TempDir(), "a.go")
+	if err := os.WriteFile(file, bytes.Repeat([]byte("x"), 4096), 0o644); err != nil {
+		b.Fatal(err)
+	}
+	ctx := context.Background()
+	reqs := []permission.Request{edit, readInside, goTest}
+	for _, r := range reqs {
+		if d := g.Check(ctx, r); d.Kind == permission.Ask || d.Source == "user" {
+			b.Fatalf("%+v needs an ask: %+v", r, d)
+		}
+	}
+	decide := func(r permission.Request) time.Duration {
+		t0 := time.Now()
+		g.Check(ctx, r)
+		return time.Since(t0)
+	}
+	read := func() time.Duration {
+		t0 := time.Now()
+		if _, err := os.ReadFile(file); err != nil {
+			b.Fatal(err)
+		}
+		return time.Since(t0)
+	}
+	i := 0
+	benchpair.Run(b, time.Microsecond, func() time.Duration {
+		i++
+		return decide(reqs[i%len(reqs)])
+	}, read)
 }

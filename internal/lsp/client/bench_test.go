@@ -3,18 +3,20 @@ package client
 import (
 	"context"
 	"path/filepath"
-	"slices"
 	"testing"
 	"time"
 
 	"go.lsp.dev/protocol"
+
+	"github.com/agentls/agentls/internal/benchpair"
 )
 
 // BenchmarkReferences (P1) measures what the Client adds to a request:
 // References through the Client (sync check, position conversion both
 // ways, result conversion) against the same request sent straight over
 // the same warm gopls connection, interleaved, alternating which goes
-// first. It reports the median of the per-pair ratios (goal ≤ 1.05).
+// first (benchpair). It reports the medians (ours-us, base-us) and the
+// median of the per-pair ratios (goal ≤ 1.05).
 func BenchmarkReferences(b *testing.B) {
 	dir := copyFixture(b, "hello")
 	m := goplsManager(b, newTestWS(dir), nil)
@@ -62,29 +64,5 @@ func BenchmarkReferences(b *testing.B) {
 		}
 		return time.Since(t0)
 	}
-	var ours, raw, ratios []float64
-	i := 0
-	for b.Loop() {
-		var o, r time.Duration
-		if i%2 == 0 {
-			o, r = viaClient(), direct()
-		} else {
-			r, o = direct(), viaClient()
-		}
-		i++
-		ours, raw = append(ours, float64(o)), append(raw, float64(r))
-		ratios = append(ratios, float64(o)/float64(r))
-	}
-	b.ReportMetric(median(ratios), "ratio")
-	b.ReportMetric(median(ours), "client-ns")
-	b.ReportMetric(median(raw), "direct-ns")
-}
-
-func median(xs []float64) float64 {
-	if len(xs) == 0 {
-		return 0
-	}
-	s := slices.Clone(xs)
-	slices.Sort(s)
-	return s[len(s)/2]
+	benchpair.Run(b, time.Microsecond, viaClient, direct)
 }

@@ -4,6 +4,9 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/agentls/agentls/internal/benchpair"
 )
 
 // bigFile is a ~1 MiB, 30,000-line Go-like file, tab-indented, and a
@@ -87,5 +90,91 @@ func BenchmarkApplyNotFound(b *testing.B) {
 		if _, err := Apply(content, e); err == nil {
 			b.Fatal("matched")
 		}
+	}
+}
+
+// indexBaseline is the plain exact edit: strings.Index, a second search
+// for uniqueness, and the splice.
+func indexBaseline(content string, e Edit) (string, bool) {
+	i := strings.Index(content, e.Old)
+	if i < 0 || strings.Contains(content[i+1:], e.Old) {
+		return "", false
+	}
+	return content[:i] + e.New + content[i+len(e.Old):], true
+}
+
+// normalizeBaseline is the plain whitespace-tolerant edit: both sides
+// split into lines with the whitespace around each trimmed, the old
+// block's lines looked for in the file's, and replaced by the new text.
+func normalizeBaseline(content string, e Edit) (string, bool) {
+	lines := strings.SplitAfter(content, "\n")
+	old := strings.Split(e.Old, "\n")
+	norm := make([]string, len(lines))
+	for i, l := range lines {
+		norm[i] = strings.TrimSpace(l)
+	}
+	for i := range old {
+		old[i] = strings.TrimSpace(old[i])
+	}
+	at := -1
+	for i := 0; i+len(old) <= len(norm); i++ {
+		match := true
+		for j := range old {
+			if norm[i+j] != old[j] {
+				match = false
+				break
+			}
+		}
+		if match {
+			if at >= 0 {
+				return "", false
+			}
+			at = i
+		}
+	}
+	if at < 0 {
+		return "", false
+	}
+	return strings.Join(lines[:at], "") + e.New + "\n" + strings.Join(lines[at+len(old):], ""), true
+}
+
+// BenchmarkMatcher measures Apply on a 1 MiB file against a plain
+// baseline doing the same job, interleaved and alternating which goes
+// first: exact edits against strings.Index, whitespace-fuzzy ones against
+// line normalisation. It reports the medians (ours-us, base-us) and the
+// median of the per-pair ratios.
+func BenchmarkMatcher(b *testing.B) {
+	content, block := bigFile(b, "\n")
+	fuzzyOld := strings.ReplaceAll(block, "\t", "    ")
+	for _, tc := range []struct {
+		name     string
+		edit     Edit
+		fuzzy    bool
+		baseline func(string, Edit) (string, bool)
+	}{
+		{"exact", Edit{Old: block, New: strings.Replace(block, "compute", "recompute", 1)}, false, indexBaseline},
+		{"fuzzy", Edit{Old: fuzzyOld, New: strings.Replace(fuzzyOld, "compute", "recompute", 1)}, true, normalizeBaseline},
+	} {
+		b.Run(tc.name, func(b *testing.B) {
+			if res, err := Apply(content, tc.edit); err != nil || res.Fuzzy != tc.fuzzy {
+				b.Fatalf("Apply: fuzzy=%v err=%v", res.Fuzzy, err)
+			}
+			if _, ok := tc.baseline(content, tc.edit); !ok {
+				b.Fatal("the baseline found no single match")
+			}
+			ours := func() time.Duration {
+				t0 := time.Now()
+				if _, err := Apply(content, tc.edit); err != nil {
+					b.Fatal(err)
+				}
+				return time.Since(t0)
+			}
+			base := func() time.Duration {
+				t0 := time.Now()
+				tc.baseline(content, tc.edit)
+				return time.Since(t0)
+			}
+			benchpair.Run(b, time.Microsecond, ours, base)
+		})
 	}
 }
