@@ -30,6 +30,9 @@ type Message struct {
 	ToolCallID string `json:"tool_call_id,omitempty"`
 	// Name is the tool's name on a tool message.
 	Name string `json:"name,omitempty"`
+	// IsError marks a tool message whose call failed, for providers that
+	// flag failed results to the model (Anthropic's is_error).
+	IsError bool `json:"is_error,omitempty"`
 	// Thinking is an assistant message's reasoning, kept for providers
 	// that require it back in the conversation (Anthropic's signed
 	// thinking blocks).

@@ -274,7 +274,7 @@ func (s *Session) run(ctx context.Context, t *Turn, prompt string, emit func(Eve
 			send(Event{Type: EventToolCall, ID: call.ID, Name: call.Name, Input: call.Input, Title: title(call)})
 			res, reason := s.execute(ctx, t, call, send)
 			send(Event{Type: EventToolResult, ID: call.ID, Name: call.Name, IsError: &res.IsError, Content: &res.Content, Diff: res.Diff})
-			s.appendHistory(Message{Role: RoleTool, ToolCallID: call.ID, Name: call.Name, Content: res.Content})
+			s.appendHistory(Message{Role: RoleTool, ToolCallID: call.ID, Name: call.Name, Content: res.Content, IsError: res.IsError})
 			if ctx.Err() != nil {
 				reason = ReasonCancelled
 			}

@@ -474,6 +474,11 @@ func TestToolCallsExecutedAndFedBack(t *testing.T) {
 		toolMsg("c2", "echo", "echo ran on b.go"),
 	})
 	checkAnswered(t, reqs[1].Messages)
+	for _, m := range reqs[1].Messages[2:] {
+		if m.IsError {
+			t.Errorf("successful result %+v is marked IsError", m)
+		}
+	}
 }
 
 // TestToolErrorsContinueTurn: calls the model can fix become error results
@@ -560,6 +565,9 @@ func TestToolErrorsContinueTurn(t *testing.T) {
 				{Role: agent.RoleAssistant, ToolCalls: []agent.ToolCall{tt.call}},
 				toolMsg("c1", tt.call.Name, content),
 			})
+			if m := reqs[1].Messages[2]; !m.IsError {
+				t.Errorf("tool message %+v is not marked IsError, so providers cannot flag it", m)
+			}
 		})
 	}
 }
