@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/agentls/agentls/internal/agent"
+	"github.com/agentls/agentls/internal/agent/remote"
 )
 
 // ---- helpers: a loopback server speaking chat-completions SSE ----
@@ -99,12 +100,10 @@ func server(t *testing.T, h func(w http.ResponseWriter, r *http.Request, n int))
 func newProvider(t *testing.T, baseURL string, mod ...func(*Config)) *Provider {
 	t.Helper()
 	cfg := Config{
-		BaseURL:        baseURL + "/v1",
-		APIKey:         "test-key",
-		Model:          "test-model",
-		Timeout:        5 * time.Second,
-		RetryBaseDelay: time.Millisecond,
-		MaxRetryDelay:  2 * time.Second,
+		BaseURL: baseURL + "/v1",
+		APIKey:  "test-key",
+		Model:   "test-model",
+		Policy:  remote.Policy{Timeout: 5 * time.Second, RetryBaseDelay: time.Millisecond, MaxRetryDelay: 2 * time.Second},
 	}
 	for _, m := range mod {
 		m(&cfg)
@@ -305,7 +304,7 @@ func TestToolCallEdgeCases(t *testing.T) {
 	if err := json.Unmarshal(c1.Input, &obj); err == nil {
 		t.Errorf("invalid arguments decoded into an object without error")
 	}
-	if got := toolArguments(c1.Input); got != `{"path": "a.` {
+	if got := remote.ToolArguments(c1.Input); got != `{"path": "a.` {
 		t.Errorf("toolArguments round trip = %q", got)
 	}
 	want := []agent.ToolCall{
@@ -670,62 +669,6 @@ func TestCancelDuringBackoff(t *testing.T) {
 
 // ---- units ----
 
-func TestRetryAfterParse(t *testing.T) {
-	now := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
-	for _, tc := range []struct {
-		ms, ra string
-		want   time.Duration
-	}{
-		{"", "", -1},
-		{"250", "", 250 * time.Millisecond},
-		{"250", "9", 250 * time.Millisecond}, // -ms wins
-		{"", "2", 2 * time.Second},
-		{"", "0.5", 500 * time.Millisecond},
-		{"", now.Add(3 * time.Second).Format(http.TimeFormat), 3 * time.Second},
-		{"", now.Add(-time.Hour).Format(http.TimeFormat), 0},
-		{"", "soon", -1},
-		{"", "-1", -1},
-		{"x", "1", time.Second},
-	} {
-		h := http.Header{}
-		if tc.ms != "" {
-			h.Set("Retry-After-Ms", tc.ms)
-		}
-		if tc.ra != "" {
-			h.Set("Retry-After", tc.ra)
-		}
-		if got := retryAfter(h, now); got != tc.want {
-			t.Errorf("retryAfter(ms=%q, ra=%q) = %s, want %s", tc.ms, tc.ra, got, tc.want)
-		}
-	}
-}
-
-func TestToolInput(t *testing.T) {
-	for args, want := range map[string]string{
-		"":                  `{}`,
-		"  ":                `{}`,
-		`{"a":1}`:           `{"a":1}`,
-		` {"a":1} `:         `{"a":1}`,
-		`{"a":`:             `"{\"a\":"`,
-		"not json":          `"not json"`,
-		`{"a":"\u00e9"}`:    `{"a":"\u00e9"}`,
-		`{"path":"a.go"}{}`: `"{\"path\":\"a.go\"}{}"`,
-	} {
-		if got := string(toolInput(args)); got != want {
-			t.Errorf("toolInput(%q) = %s, want %s", args, got, want)
-		}
-	}
-	for in, want := range map[string]string{
-		``:          `{}`,
-		`{"a":1}`:   `{"a":1}`,
-		`"{\"a\":"`: `{"a":`,
-	} {
-		if got := toolArguments(json.RawMessage(in)); got != want {
-			t.Errorf("toolArguments(%s) = %q, want %q", in, got, want)
-		}
-	}
-}
-
 func TestNewConfig(t *testing.T) {
 	if _, err := New(Config{}); err == nil || !strings.Contains(err.Error(), "no model configured") {
 		t.Errorf("New without model: err = %v", err)
@@ -737,7 +680,7 @@ func TestNewConfig(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if p.Name() != "openai:gpt-4.1" || p.cfg.BaseURL != DefaultBaseURL || p.cfg.Timeout != DefaultTimeout || p.cfg.MaxRetries != DefaultMaxRetries {
+	if p.Name() != "openai:gpt-4.1" || p.cfg.BaseURL != DefaultBaseURL || p.cfg.Timeout != remote.DefaultTimeout || p.cfg.MaxRetries != remote.DefaultMaxRetries {
 		t.Errorf("defaults not applied: %+v", p.cfg)
 	}
 	p, _ = New(Config{Model: "llama3", Name: "ollama:llama3", BaseURL: "http://localhost:11434/v1/"})
