@@ -14,6 +14,8 @@ import (
 	"net/http/httptest"
 	"strings"
 	"sync"
+
+	"github.com/agentls/agentls/internal/agent"
 )
 
 // Request is the chat-completions request as the server decoded it.
@@ -64,9 +66,10 @@ type Reply struct {
 	// so a test can hold the stream at a point.
 	BeforePart func(i int)
 	// Status and ErrorBody, when Status is set, answer with an error
-	// instead.
+	// instead; Header is added to that answer (Retry-After).
 	Status    int
 	ErrorBody string
+	Header    http.Header
 }
 
 // Server is a running loopback model.
@@ -83,6 +86,7 @@ type Server struct {
 	mu       sync.Mutex
 	requests []Request
 	over     int
+	billed   agent.Usage // what the answers reported, summed
 }
 
 // New starts a server whose answers come from answer. Close it when done.
@@ -101,6 +105,13 @@ func (s *Server) Requests() []Request {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return append([]Request(nil), s.requests...)
+}
+
+// Usage is the usage the server reported over all its answers.
+func (s *Server) Usage() agent.Usage {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.billed
 }
 
 // OverWindow counts the requests refused as longer than the window.
@@ -147,6 +158,9 @@ func (s *Server) handle(w http.ResponseWriter, r *http.Request) {
 	s.mu.Unlock()
 	rep := s.answer(req)
 	if rep.Status != 0 {
+		for k, vs := range rep.Header {
+			w.Header()[k] = vs
+		}
 		w.Header().Set("Content-Type", "application/json")
 		w.WriteHeader(rep.Status)
 		io.WriteString(w, rep.ErrorBody)
@@ -183,6 +197,9 @@ func (s *Server) handle(w http.ResponseWriter, r *http.Request) {
 	send(chunk(`{}`, finish))
 	send(fmt.Sprintf(`{"id":"chatcmpl-1","object":"chat.completion.chunk","created":1,"model":%q,"choices":[],"usage":{"prompt_tokens":%d,"completion_tokens":%d,"total_tokens":%d,"prompt_tokens_details":{"cached_tokens":0}}}`,
 		req.Model, req.Tokens, completion, req.Tokens+completion))
+	s.mu.Lock()
+	s.billed = s.billed.Add(agent.Usage{Input: req.Tokens, Output: completion})
+	s.mu.Unlock()
 	send("[DONE]")
 }
 
