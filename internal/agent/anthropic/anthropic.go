@@ -55,27 +55,14 @@ const (
 	compactionMaxTokens = 8192
 )
 
-// Config configures the Messages API for one model.
+// Config configures the Messages API for one model. The endpoint's
+// BaseURL is the API root without /v1 (https://api.anthropic.com, a
+// gateway or a test server; a trailing /v1 is dropped); an empty APIKey
+// sends none (a gateway that adds its own); KeyEnv defaults to
+// DefaultKeyEnv; the policy's Timeout to DefaultTimeout; MaxOutput bounds
+// max_tokens.
 type Config struct {
-	// BaseURL is the API root without /v1 (https://api.anthropic.com, a
-	// gateway or a test server); a trailing /v1 is dropped.
-	BaseURL string
-	// APIKey authenticates the requests; empty sends none (a gateway that
-	// adds its own).
-	APIKey string
-	// KeyEnv names the environment variable APIKey came from, for the
-	// message when authentication fails; default DefaultKeyEnv.
-	KeyEnv string
-	// Model is the model name, e.g. "claude-sonnet-4-5". Required.
-	Model string
-	// Name is what Name returns; default "anthropic:"+Model.
-	Name string
-	// Policy bounds each call and its retries; its Timeout defaults to
-	// DefaultTimeout.
-	remote.Policy
-	// ContextWindow and MaxOutput are the model's limits in tokens (0:
-	// unknown): ContextWindow for compaction, MaxOutput bounds max_tokens.
-	ContextWindow, MaxOutput int
+	remote.Endpoint
 	// MaxTokens is the max_tokens sent; 0 means MaxOutput (or
 	// FallbackMaxOutput) capped at DefaultMaxTokens, raised to leave room
 	// for an answer after the thinking budget.
@@ -83,15 +70,12 @@ type Config struct {
 	// ThinkingBudget turns extended thinking on with that many tokens a
 	// call (at least MinThinkingBudget); 0 leaves it off.
 	ThinkingBudget int
-	// HTTPClient replaces http.DefaultClient, e.g. for tests or proxies.
-	// Leave its Timeout zero: the policy's Timeout already bounds the
-	// call, and a client timeout would also cut long streams.
-	HTTPClient *http.Client
 }
 
 // Provider is an agent.Provider for one Claude model. It is safe for
 // concurrent use.
 type Provider struct {
+	remote.Model
 	cfg  Config
 	call remote.Call
 	msgs sdk.MessageService
@@ -105,30 +89,16 @@ var (
 // New checks cfg, fills in defaults and builds the SDK client. It makes no
 // network call, so a wrong key or model shows up on the first Complete.
 func New(cfg Config) (*Provider, error) {
-	if strings.TrimSpace(cfg.Model) == "" {
-		return nil, errors.New("anthropic: no model configured: set the model name, e.g. anthropic:claude-sonnet-4-5")
-	}
-	label := "anthropic " + cfg.Model
-	if cfg.BaseURL == "" {
-		cfg.BaseURL = DefaultBaseURL
-	}
-	base, err := remote.BaseURL(label, cfg.BaseURL, DefaultBaseURL)
-	if err != nil {
+	var err error
+	if cfg.Endpoint, err = cfg.Resolve("anthropic", DefaultBaseURL, "claude-sonnet-4-5", DefaultTimeout); err != nil {
 		return nil, err
 	}
-	cfg.BaseURL = strings.TrimSuffix(base, "/v1")
-	if cfg.Name == "" {
-		cfg.Name = "anthropic:" + cfg.Model
-	}
+	cfg.BaseURL = strings.TrimSuffix(cfg.BaseURL, "/v1")
 	if cfg.KeyEnv == "" {
 		cfg.KeyEnv = DefaultKeyEnv
 	}
-	cfg.Policy = cfg.Policy.WithDefaults(DefaultTimeout)
-	if cfg.HTTPClient == nil {
-		cfg.HTTPClient = http.DefaultClient
-	}
 	if cfg.MaxTokens, err = maxTokens(cfg); err != nil {
-		return nil, fmt.Errorf("%s: %w", label, err)
+		return nil, fmt.Errorf("anthropic %s: %w", cfg.Model, err)
 	}
 	// NewMessageService, unlike NewClient, adds no options read from the
 	// environment or a profile on disk.
@@ -140,12 +110,8 @@ func New(cfg Config) (*Provider, error) {
 	if cfg.APIKey != "" {
 		opts = append(opts, option.WithAPIKey(cfg.APIKey))
 	}
-	call := remote.Call{
-		Policy:  cfg.Policy,
-		Target:  remote.Target{Label: label, BaseURL: cfg.BaseURL, Model: cfg.Model, KeyEnv: cfg.KeyEnv, API: "the Messages API (/v1/messages)"},
-		TooLong: tooLong,
-	}
-	return &Provider{cfg: cfg, call: call, msgs: sdk.NewMessageService(opts...)}, nil
+	return &Provider{Model: cfg.Describe(), cfg: cfg, call: cfg.Call("anthropic", "the Messages API (/v1/messages)", tooLong),
+		msgs: sdk.NewMessageService(opts...)}, nil
 }
 
 // maxTokens is the max_tokens to send: set, or the model's longest answer
@@ -178,15 +144,6 @@ func maxTokens(cfg Config) (int, error) {
 	}
 	return n, nil
 }
-
-// Name returns the "provider:model" string for logs and events.
-func (p *Provider) Name() string { return p.cfg.Name }
-
-// ContextWindow implements agent.Windowed.
-func (p *Provider) ContextWindow() int { return p.cfg.ContextWindow }
-
-// MaxOutput implements agent.Windowed.
-func (p *Provider) MaxOutput() int { return p.cfg.MaxOutput }
 
 // Complete streams one message for req: st.Text receives text deltas,
 // st.Thinking thinking deltas. Transient failures (429, 5xx, 529
@@ -223,45 +180,28 @@ func (p *Provider) attempt(ctx context.Context, params sdk.MessageNewParams, st 
 	for stream.Next() {
 		acc.add(stream.Current(), st)
 	}
-	err := stream.Err()
-	if err == nil && !acc.finished {
-		err = errStreamEnded
+	if f := remote.StreamEnd(stream.Err(), acc.finished, httpResp, errStreamEnded, streamError); f != nil {
+		return agent.Response{}, f
 	}
-	if err != nil && !(acc.finished && httpResp != nil && httpResp.StatusCode < 300) {
-		return agent.Response{}, classify(err, httpResp)
-	}
-	// Finished with a stop_reason; a transport error after it (before
-	// message_stop) loses nothing, so the answer stands.
 	return acc.response(), nil
 }
 
-// classify turns an attempt's error into a failure.
-func classify(err error, resp *http.Response) *remote.Failure {
+// streamError recognises an error event in a 200 stream
+// ({"type":"error","error":{...}}); overloaded, API and rate-limit errors
+// are transient.
+func streamError(err error) *remote.Failure {
+	var detail, code string
 	var aerr *sdk.Error
-	isAPI := errors.As(err, &aerr)
 	switch {
-	case resp != nil && resp.StatusCode >= 400:
-		var detail, code string
-		if isAPI && aerr.Message != "" {
-			detail, code = remote.Clip(aerr.Message), string(aerr.Type())
-		} else {
-			detail, code = remote.ErrorDetail(resp)
-		}
-		return remote.StatusFailure(resp.StatusCode, resp.Header, detail, code, err)
-	case resp != nil && (isAPI || strings.HasPrefix(err.Error(), "received error while streaming")):
-		// An error event in a 200 stream: {"type":"error","error":{...}}.
-		var detail, code string
-		if isAPI && aerr.Message != "" {
-			detail, code = remote.Clip(aerr.Message), string(aerr.Type())
-		} else {
-			detail, code = remote.BodyDetail([]byte(strings.TrimPrefix(err.Error(), "received error while streaming: ")))
-		}
-		return &remote.Failure{Kind: remote.KindStreamError, Detail: detail, Code: code, RetryAfter: -1, Err: err,
-			Transient: code == "overloaded_error" || code == "api_error" || code == "rate_limit_error"}
-	case resp != nil:
-		return remote.BodyFailure(err, resp)
+	case errors.As(err, &aerr) && aerr.Message != "":
+		detail, code = remote.Clip(aerr.Message), string(aerr.Type())
+	case strings.HasPrefix(err.Error(), "received error while streaming: "):
+		detail, code = remote.BodyDetail([]byte(strings.TrimPrefix(err.Error(), "received error while streaming: ")))
+	default:
+		return nil
 	}
-	return remote.TransportFailure(err)
+	return &remote.Failure{Kind: remote.KindStreamError, Detail: detail, Code: code, RetryAfter: -1, Err: err,
+		Transient: code == "overloaded_error" || code == "api_error" || code == "rate_limit_error"}
 }
 
 var (

@@ -17,6 +17,7 @@ import (
 
 	"github.com/agentls/agentls/internal/agent"
 	"github.com/agentls/agentls/internal/agent/anthropic/anthropictest"
+	"github.com/agentls/agentls/internal/agent/providertest"
 	"github.com/agentls/agentls/internal/agent/remote"
 )
 
@@ -33,21 +34,13 @@ func newServer(t *testing.T, answer func(anthropictest.Request) anthropictest.Re
 
 func newProvider(t *testing.T, baseURL string, mod ...func(*Config)) *Provider {
 	t.Helper()
-	cfg := Config{
+	return providertest.Configure(t, New, Config{Endpoint: remote.Endpoint{
 		BaseURL:   baseURL,
 		APIKey:    testKey,
 		Model:     "claude-sonnet-4-5",
 		MaxOutput: 64000,
-		Policy:    remote.Policy{Timeout: 5 * time.Second, RetryBaseDelay: time.Millisecond, MaxRetryDelay: 2 * time.Second},
-	}
-	for _, m := range mod {
-		m(&cfg)
-	}
-	p, err := New(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return p
+		Policy:    providertest.FastRetries(),
+	}}, mod...)
 }
 
 func text(parts ...string) func(anthropictest.Request) anthropictest.Reply {
@@ -55,18 +48,6 @@ func text(parts ...string) func(anthropictest.Request) anthropictest.Reply {
 }
 
 var simpleReq = agent.Request{System: "Be terse.", Messages: []agent.Message{{Role: agent.RoleUser, Content: "hi"}}}
-
-func wantErr(t *testing.T, err error, parts ...string) {
-	t.Helper()
-	if err == nil {
-		t.Fatalf("err = nil, want one containing %q", parts)
-	}
-	for _, p := range parts {
-		if !strings.Contains(err.Error(), p) {
-			t.Errorf("err = %q\nwant it to contain %q", err, p)
-		}
-	}
-}
 
 // body decodes a request body as generic JSON.
 func body(t *testing.T, r anthropictest.Request) map[string]any {
@@ -348,7 +329,7 @@ func TestOverloadedAfterRetries(t *testing.T) {
 		return anthropictest.Reply{Status: 529, ErrorType: "overloaded_error", Message: "Overloaded"}
 	})
 	_, err := newProvider(t, srv.URL, func(c *Config) { c.MaxRetries = 1 }).Complete(context.Background(), simpleReq, agent.Stream{})
-	wantErr(t, err, "anthropic claude-sonnet-4-5: the service is overloaded (529) after 2 attempts: try again later (server said: Overloaded)")
+	providertest.WantErr(t, err, "anthropic claude-sonnet-4-5: the service is overloaded (529) after 2 attempts: try again later (server said: Overloaded)")
 }
 
 func TestRetryAfterHonoured(t *testing.T) {
@@ -390,7 +371,7 @@ func TestOverloadedEventMidStream(t *testing.T) {
 		})
 		var shown []string
 		_, err := newProvider(t, srv.URL).Complete(context.Background(), simpleReq, agent.Stream{Text: func(s string) { shown = append(shown, s) }})
-		wantErr(t, err, "the server reported an error mid-stream: Overloaded")
+		providertest.WantErr(t, err, "the server reported an error mid-stream: Overloaded")
 		if len(srv.Requests()) != 1 || !reflect.DeepEqual(shown, []string{"Hel"}) {
 			t.Errorf("%d requests, shown %q", len(srv.Requests()), shown)
 		}
@@ -401,7 +382,7 @@ func TestAuthFailedOnce(t *testing.T) {
 	srv := newServer(t, text("never"))
 	p := newProvider(t, srv.URL, func(c *Config) { c.APIKey = "sk-ant-wrong" })
 	_, err := p.Complete(context.Background(), simpleReq, agent.Stream{})
-	wantErr(t, err, "anthropic claude-sonnet-4-5: authentication failed (401): check the API key in ANTHROPIC_API_KEY (server said: invalid x-api-key)")
+	providertest.WantErr(t, err, "anthropic claude-sonnet-4-5: authentication failed (401): check the API key in ANTHROPIC_API_KEY (server said: invalid x-api-key)")
 	if n := len(srv.Requests()); n != 1 {
 		t.Errorf("%d requests, want 1 (no retry)", n)
 	}
@@ -428,7 +409,7 @@ func TestBadRequestAndNotFoundNotRetried(t *testing.T) {
 			if strings.Contains(want, "%s") {
 				want = fmt.Sprintf(want, srv.URL)
 			}
-			wantErr(t, err, want)
+			providertest.WantErr(t, err, want)
 			var tooLong *agent.ContextLengthError
 			if errors.As(err, &tooLong) || len(srv.Requests()) != 1 {
 				t.Errorf("err %v after %d requests: want one request and no context-length error", err, len(srv.Requests()))
@@ -445,7 +426,7 @@ func TestPromptTooLong(t *testing.T) {
 	if !errors.As(err, &tooLong) || tooLong.Limit != 5 {
 		t.Fatalf("err = %v, want a *agent.ContextLengthError with limit 5", err)
 	}
-	wantErr(t, err, "prompt is too long")
+	providertest.WantErr(t, err, "prompt is too long")
 	if len(srv.Requests()) != 1 {
 		t.Errorf("%d requests, want 1", len(srv.Requests()))
 	}
@@ -534,21 +515,9 @@ func TestStreamWithoutStopFailsAfterRetries(t *testing.T) {
 		fmt.Fprint(w, messageStart)
 	})
 	_, err := newProvider(t, srv.URL, func(c *Config) { c.MaxRetries = 1 }).Complete(context.Background(), simpleReq, agent.Stream{})
-	wantErr(t, err, "broke before any output after 2 attempts", "no message_stop")
+	providertest.WantErr(t, err, "broke before any output after 2 attempts", "no message_stop")
 	if n.Load() != 2 {
 		t.Errorf("%d requests, want 2", n.Load())
-	}
-}
-
-func TestServerThatDoesNotStream(t *testing.T) {
-	srv, n := rawServer(t, func(w http.ResponseWriter, _ int) {
-		w.Header().Set("Content-Type", "application/json")
-		fmt.Fprint(w, `{"id":"m","type":"message","content":[]}`)
-	})
-	_, err := newProvider(t, srv.URL).Complete(context.Background(), simpleReq, agent.Stream{})
-	wantErr(t, err, "answered with application/json instead of an event stream: use an endpoint that supports the Messages API")
-	if n.Load() != 1 {
-		t.Errorf("%d requests, want 1", n.Load())
 	}
 }
 
@@ -575,27 +544,21 @@ func TestCancelMidStream(t *testing.T) {
 
 // ---- configuration ----
 
-func TestNewConfig(t *testing.T) {
-	if _, err := New(Config{}); err == nil || !strings.Contains(err.Error(), "no model configured") {
-		t.Errorf("New without model: err = %v", err)
-	}
-	if _, err := New(Config{Model: "m", BaseURL: "api.anthropic.com"}); err == nil || !strings.Contains(err.Error(), "not an absolute http(s) URL") {
-		t.Errorf("New with bad base URL: err = %v", err)
-	}
-	p, err := New(Config{Model: "claude-haiku-4-5"})
+func TestNewDefaults(t *testing.T) {
+	p, err := New(Config{Endpoint: remote.Endpoint{Model: "claude-haiku-4-5"}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if p.Name() != "anthropic:claude-haiku-4-5" || p.cfg.BaseURL != DefaultBaseURL || p.cfg.Timeout != DefaultTimeout ||
-		p.cfg.KeyEnv != DefaultKeyEnv || p.cfg.MaxTokens != FallbackMaxOutput {
+		p.call.Target.KeyEnv != DefaultKeyEnv || p.cfg.MaxTokens != FallbackMaxOutput || p.ContextWindow() != 0 || p.MaxOutput() != 0 {
 		t.Errorf("defaults not applied: %+v", p.cfg)
 	}
-	p, _ = New(Config{Model: "m", BaseURL: "http://gateway:8080/anthropic/v1/"})
-	if p.cfg.BaseURL != "http://gateway:8080/anthropic" {
-		t.Errorf("BaseURL %q, want the trailing /v1 dropped", p.cfg.BaseURL)
+	p, err = New(Config{Endpoint: remote.Endpoint{Model: "m", BaseURL: "http://gateway:8080/anthropic/v1/"}})
+	if err != nil || p.cfg.BaseURL != "http://gateway:8080/anthropic" || p.call.Target.BaseURL != p.cfg.BaseURL {
+		t.Errorf("BaseURL %q (%v), want the trailing /v1 dropped", p.cfg.BaseURL, err)
 	}
-	if p.ContextWindow() != 0 || p.MaxOutput() != 0 {
-		t.Errorf("window %d output %d, want unknown", p.ContextWindow(), p.MaxOutput())
+	if _, err := New(Config{Endpoint: remote.Endpoint{Model: "m"}, ThinkingBudget: 10}); err == nil || !strings.Contains(err.Error(), "anthropic m: thinking budget 10 is too small") {
+		t.Errorf("New with a tiny thinking budget: err = %v", err)
 	}
 }
 
@@ -615,7 +578,7 @@ func TestMaxTokens(t *testing.T) {
 		{maxOut: 8192, budget: 10000, err: "leaves no room for an answer"},
 		{maxOut: 64000, set: 70000, err: "over the model's longest answer"},
 	} {
-		got, err := maxTokens(Config{MaxOutput: tc.maxOut, MaxTokens: tc.set, ThinkingBudget: tc.budget})
+		got, err := maxTokens(Config{Endpoint: remote.Endpoint{MaxOutput: tc.maxOut}, MaxTokens: tc.set, ThinkingBudget: tc.budget})
 		switch {
 		case tc.err != "" && (err == nil || !strings.Contains(err.Error(), tc.err)):
 			t.Errorf("%+v: err %v, want %q", tc, err, tc.err)
@@ -625,12 +588,14 @@ func TestMaxTokens(t *testing.T) {
 	}
 }
 
-func TestBadRequestInputs(t *testing.T) {
+func TestRequestsThatCannotBeBuilt(t *testing.T) {
 	p := newProvider(t, "http://127.0.0.1:1")
-	_, err := p.Complete(context.Background(), agent.Request{Tools: []agent.ToolDef{{Name: "t", Schema: json.RawMessage(`[1]`)}}}, agent.Stream{})
-	wantErr(t, err, `tool "t": schema is not a JSON object`)
-	_, err = p.Complete(context.Background(), agent.Request{Tools: []agent.ToolDef{{Name: "t", Schema: json.RawMessage(`{"type":"string"}`)}}}, agent.Stream{})
-	wantErr(t, err, `tool "t": schema type is string`)
-	_, err = p.Complete(context.Background(), agent.Request{Messages: []agent.Message{{Role: "robot"}}}, agent.Stream{})
-	wantErr(t, err, `unknown role "robot"`)
+	for req, want := range map[*agent.Request]string{
+		{Tools: []agent.ToolDef{{Name: "t", Schema: json.RawMessage(`[1]`)}}}:               `tool "t": schema is not a JSON object`,
+		{Tools: []agent.ToolDef{{Name: "t", Schema: json.RawMessage(`{"type":"string"}`)}}}: `tool "t": schema type is string: a tool's input must be an object`,
+		{Messages: []agent.Message{{Role: "robot"}}}:                                        `message 0 has unknown role "robot"`,
+	} {
+		_, err := p.Complete(context.Background(), *req, agent.Stream{})
+		providertest.WantErr(t, err, "anthropic claude-sonnet-4-5: "+want)
+	}
 }

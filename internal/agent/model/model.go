@@ -13,6 +13,7 @@ import (
 	"github.com/agentls/agentls/internal/agent"
 	"github.com/agentls/agentls/internal/agent/anthropic"
 	"github.com/agentls/agentls/internal/agent/openai"
+	"github.com/agentls/agentls/internal/agent/remote"
 	"github.com/agentls/agentls/internal/agent/replay"
 	"github.com/agentls/agentls/internal/config"
 )
@@ -131,8 +132,8 @@ func New(spec string, o Options) (agent.Provider, error) {
 	}
 	if b.typ == config.ProviderAnthropic {
 		limits, _ := KnownLimits(model)
-		return anthropic.New(anthropic.Config{BaseURL: b.baseURL, APIKey: key, KeyEnv: b.keyEnv, Model: model, Name: spec,
-			ContextWindow: limits.Window, MaxOutput: limits.MaxOutput, ThinkingBudget: thinking.Budget()})
+		return anthropic.New(anthropic.Config{Endpoint: remote.Endpoint{BaseURL: b.baseURL, APIKey: key, KeyEnv: b.keyEnv, Model: model, Name: spec,
+			ContextWindow: limits.Window, MaxOutput: limits.MaxOutput}, ThinkingBudget: thinking.Budget()})
 	}
-	return openai.New(openai.Config{BaseURL: b.baseURL, APIKey: key, KeyEnv: b.keyEnv, Model: model, Name: spec})
+	return openai.New(openai.Config{Endpoint: remote.Endpoint{BaseURL: b.baseURL, APIKey: key, KeyEnv: b.keyEnv, Model: model, Name: spec}})
 }

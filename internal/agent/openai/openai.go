@@ -36,64 +36,36 @@ import (
 // DefaultBaseURL is OpenAI's API root.
 const DefaultBaseURL = "https://api.openai.com/v1"
 
-// Config configures an OpenAI-compatible endpoint. Zero fields take
-// defaults (DefaultBaseURL, remote's retry policy), so
-// Config{Model: "gpt-4.1", APIKey: key} is enough for OpenAI itself.
+// Config configures an OpenAI-compatible endpoint: BaseURL is the API
+// root, e.g. https://api.openai.com/v1 or, for Ollama,
+// http://localhost:11434/v1; APIKey is sent as a bearer token. Zero fields
+// take defaults (DefaultBaseURL, remote's policy), so
+// Config{Endpoint: remote.Endpoint{Model: "gpt-4.1", APIKey: key}} is
+// enough for OpenAI itself.
 type Config struct {
-	// BaseURL is the API root, e.g. https://api.openai.com/v1 or, for
-	// Ollama, http://localhost:11434/v1.
-	BaseURL string
-	// APIKey is sent as a bearer token; empty sends none (local servers).
-	APIKey string
-	// KeyEnv names the environment variable APIKey came from, for the
-	// message when authentication fails; empty says "the API key".
-	KeyEnv string
-	// Model is the model name the server knows, e.g. "gpt-4.1". Required.
-	Model string
-	// Name is what Name returns, e.g. "openai:gpt-4.1"; default
-	// "openai:"+Model.
-	Name string
-	// Policy bounds each call and its retries (timeout, retries, backoff).
-	remote.Policy
-	// ContextWindow and MaxOutput are the model's limits in tokens, for
-	// compaction; 0 means unknown.
-	ContextWindow, MaxOutput int
-	// HTTPClient replaces http.DefaultClient, e.g. for tests or proxies.
-	// Leave its Timeout zero: the policy's Timeout already bounds the
-	// call, and a client timeout would also cut long streams.
-	HTTPClient *http.Client
+	remote.Endpoint
 }
 
 // Provider is an agent.Provider for one model at one OpenAI-compatible
 // endpoint. It is safe for concurrent use.
 type Provider struct {
+	remote.Model
 	cfg  Config
 	call remote.Call
 	chat sdk.ChatCompletionService
 }
 
-var _ agent.Provider = (*Provider)(nil)
+var (
+	_ agent.Provider = (*Provider)(nil)
+	_ agent.Windowed = (*Provider)(nil)
+)
 
 // New checks cfg, fills in defaults and builds the SDK client. It makes no
 // network call, so a wrong key or model shows up on the first Complete.
 func New(cfg Config) (*Provider, error) {
-	if strings.TrimSpace(cfg.Model) == "" {
-		return nil, errors.New("openai: no model configured: set the model name, e.g. gpt-4.1")
-	}
-	if cfg.BaseURL == "" {
-		cfg.BaseURL = DefaultBaseURL
-	}
-	base, err := remote.BaseURL("openai "+cfg.Model, cfg.BaseURL, DefaultBaseURL)
-	if err != nil {
+	var err error
+	if cfg.Endpoint, err = cfg.Resolve("openai", DefaultBaseURL, "gpt-4.1", 0); err != nil {
 		return nil, err
-	}
-	cfg.BaseURL = base
-	if cfg.Name == "" {
-		cfg.Name = "openai:" + cfg.Model
-	}
-	cfg.Policy = cfg.Policy.WithDefaults(0)
-	if cfg.HTTPClient == nil {
-		cfg.HTTPClient = http.DefaultClient
 	}
 	// NewChatCompletionService, unlike NewClient, adds no options read
 	// from the environment.
@@ -103,22 +75,8 @@ func New(cfg Config) (*Provider, error) {
 		option.WithHTTPClient(cfg.HTTPClient),
 		option.WithMaxRetries(0),
 	)
-	call := remote.Call{
-		Policy:  cfg.Policy,
-		Target:  remote.Target{Label: "openai " + cfg.Model, BaseURL: cfg.BaseURL, Model: cfg.Model, KeyEnv: cfg.KeyEnv, API: "chat completions"},
-		TooLong: contextLength,
-	}
-	return &Provider{cfg: cfg, call: call, chat: chat}, nil
+	return &Provider{Model: cfg.Describe(), cfg: cfg, call: cfg.Call("openai", "chat completions", contextLength), chat: chat}, nil
 }
-
-// Name returns the "provider:model" string for logs and events.
-func (p *Provider) Name() string { return p.cfg.Name }
-
-// ContextWindow implements agent.Windowed.
-func (p *Provider) ContextWindow() int { return p.cfg.ContextWindow }
-
-// MaxOutput implements agent.Windowed.
-func (p *Provider) MaxOutput() int { return p.cfg.MaxOutput }
 
 // Complete streams one chat completion for req. st.Text receives every
 // text delta as it arrives. Transient failures are retried while no text
@@ -172,32 +130,20 @@ func (p *Provider) attempt(ctx context.Context, params sdk.ChatCompletionNewPara
 				CacheRead: int(u.PromptTokensDetails.CachedTokens)}
 		}
 	}
-	err := stream.Err()
-	if err == nil && !acc.finished {
-		err = errStreamEnded
+	if f := remote.StreamEnd(stream.Err(), acc.finished, httpResp, errStreamEnded, streamError); f != nil {
+		return agent.Response{}, f
 	}
-	if err != nil && !(acc.finished && httpResp != nil && httpResp.StatusCode < 300) {
-		return agent.Response{}, classify(err, httpResp)
-	}
-	// finished with a finish_reason; a transport error after it (before
-	// [DONE]) loses nothing, so the answer stands.
 	return acc.response(), nil
 }
 
-// classify turns an attempt's error into a failure.
-func classify(err error, resp *http.Response) *remote.Failure {
+// streamError recognises an error event in the stream.
+func streamError(err error) *remote.Failure {
 	var streamErr *ssestream.StreamError
-	switch {
-	case resp != nil && resp.StatusCode >= 400:
-		detail, code := remote.ErrorDetail(resp)
-		return remote.StatusFailure(resp.StatusCode, resp.Header, detail, code, err)
-	case resp != nil && errors.As(err, &streamErr):
-		detail, code := remote.BodyDetail(streamErr.Event.Data)
-		return &remote.Failure{Kind: remote.KindStreamError, Detail: detail, Code: code, RetryAfter: -1, Err: err}
-	case resp != nil:
-		return remote.BodyFailure(err, resp)
+	if !errors.As(err, &streamErr) {
+		return nil
 	}
-	return remote.TransportFailure(err)
+	detail, code := remote.BodyDetail(streamErr.Event.Data)
+	return &remote.Failure{Kind: remote.KindStreamError, Detail: detail, Code: code, RetryAfter: -1, Err: err}
 }
 
 // contextLength recognises a "too long" answer: OpenAI's

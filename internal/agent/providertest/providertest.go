@@ -7,7 +7,9 @@
 //
 // A Wire adapts one provider and its loopback server (openaitest,
 // anthropictest) to the neutral Request and Reply used here; Run plays
-// every scenario against it.
+// every scenario against it. The package also holds what the providers'
+// own tests and loopback servers share: Record, RunTurn, Wait, WantErr,
+// FastRetries and Configure.
 package providertest
 
 import (
@@ -182,14 +184,23 @@ func (r *recorder) ofType(typ agent.EventType) []agent.Event {
 func (h *harness) turn(t *testing.T, prompt string) (agent.Result, *recorder) {
 	t.Helper()
 	rec := &recorder{}
-	turn, err := h.sess.Start(context.Background(), prompt, rec.emit)
+	return RunTurn(t, h.sess, prompt, rec.emit), rec
+}
+
+// RunTurn starts a turn of sess with prompt and waits for its end; emit
+// receives its events.
+func RunTurn(t testing.TB, sess *agent.Session, prompt string, emit func(agent.Event)) agent.Result {
+	t.Helper()
+	turn, err := sess.Start(context.Background(), prompt, emit)
 	if err != nil {
 		t.Fatalf("Start: %v", err)
 	}
-	return wait(t, turn), rec
+	return Wait(t, turn)
 }
 
-func wait(t *testing.T, turn *agent.Turn) agent.Result {
+// Wait waits for turn to end; a turn still running after ten seconds
+// fails t.
+func Wait(t testing.TB, turn *agent.Turn) agent.Result {
 	t.Helper()
 	select {
 	case <-turn.Done():

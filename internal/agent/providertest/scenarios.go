@@ -263,7 +263,7 @@ func cancelMidStream(t *testing.T, w Wire) {
 	}
 	cancelled := time.Now()
 	turn.Cancel()
-	res := wait(t, turn)
+	res := Wait(t, turn)
 	if res.Reason != agent.ReasonCancelled {
 		t.Errorf("turn ended %s (%v), want cancelled", res.Reason, res.Err)
 	}

@@ -243,3 +243,36 @@ func BaseURL(label, raw, example string) (string, error) {
 	}
 	return base, nil
 }
+
+// Classify classifies an attempt's error: an HTTP error status, an error
+// event in a 2xx stream (event recognises the SDK's error for it and
+// returns nil for any other), a broken or non-streaming body, or no
+// response at all. resp is the response, nil when none arrived.
+func Classify(err error, resp *http.Response, event func(error) *Failure) *Failure {
+	switch {
+	case resp != nil && resp.StatusCode >= 400:
+		detail, code := ErrorDetail(resp)
+		return StatusFailure(resp.StatusCode, resp.Header, detail, code, err)
+	case resp != nil:
+		if f := event(err); f != nil {
+			return f
+		}
+		return BodyFailure(err, resp)
+	}
+	return TransportFailure(err)
+}
+
+// StreamEnd is the failure of an attempt whose stream stopped with err
+// (nil at a clean end), or nil when the answer stands: the model
+// finished, and a transport error after its stop reason loses nothing. A
+// clean end before the model finished fails with ended (wrapping
+// ErrStreamEnded).
+func StreamEnd(err error, finished bool, resp *http.Response, ended error, event func(error) *Failure) *Failure {
+	if err == nil && !finished {
+		err = ended
+	}
+	if err == nil || (finished && resp != nil && resp.StatusCode < 300) {
+		return nil
+	}
+	return Classify(err, resp, event)
+}

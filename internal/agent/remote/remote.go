@@ -231,3 +231,20 @@ func RetryAfter(h http.Header, now time.Time) time.Duration {
 	}
 	return -1
 }
+
+// Model is what a provider tells about its model: the "provider:model"
+// name and the limits in tokens (0: unknown). Embedded in a provider it
+// gives Name and implements agent.Windowed.
+type Model struct {
+	Spec          string
+	Window, Limit int
+}
+
+// Name returns the "provider:model" string for logs and events.
+func (m Model) Name() string { return m.Spec }
+
+// ContextWindow implements agent.Windowed.
+func (m Model) ContextWindow() int { return m.Window }
+
+// MaxOutput implements agent.Windowed.
+func (m Model) MaxOutput() int { return m.Limit }

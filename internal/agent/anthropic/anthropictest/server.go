@@ -30,6 +30,7 @@ import (
 	"sync"
 
 	"github.com/agentls/agentls/internal/agent"
+	"github.com/agentls/agentls/internal/agent/providertest"
 )
 
 // Request is a Messages API request as the server decoded it.
@@ -179,15 +180,16 @@ type Server struct {
 	// or a bearer token); others get a 401.
 	Key string
 
+	// Record keeps the requests, the refusals and the usage reported
+	// (Requests, OverWindow, Usage).
+	providertest.Record[Request]
+
 	srv    *httptest.Server
 	answer func(Request) Reply
 
-	mu       sync.Mutex
-	requests []Request
-	over     int
-	billed   agent.Usage       // what the streams reported, summed
-	cache    map[string]bool   // prefix hashes written to the cache
-	signed   map[string]string // signature -> thinking text issued
+	mu     sync.Mutex
+	cache  map[string]bool   // prefix hashes written to the cache
+	signed map[string]string // signature -> thinking text issued
 }
 
 // New starts a server whose answers come from answer. Close it when done.
@@ -200,28 +202,6 @@ func New(answer func(Request) Reply) *Server {
 
 // Close stops the server.
 func (s *Server) Close() { s.srv.Close() }
-
-// Requests returns every request received so far, the refused ones too.
-func (s *Server) Requests() []Request {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return append([]Request(nil), s.requests...)
-}
-
-// Usage is the usage the server reported over all its answers, in
-// agentls's terms: Input counts every prompt token, cached ones included.
-func (s *Server) Usage() agent.Usage {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.billed
-}
-
-// OverWindow counts the requests refused as longer than the window.
-func (s *Server) OverWindow() int {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.over
-}
 
 func (s *Server) handle(w http.ResponseWriter, r *http.Request) {
 	body, _ := io.ReadAll(r.Body)
@@ -237,9 +217,7 @@ func (s *Server) handle(w http.ResponseWriter, r *http.Request) {
 	req.Body, req.Header = body, r.Header.Clone()
 	units := prefixUnits(req)
 	req.Tokens = units[len(units)-1].tokens
-	s.mu.Lock()
-	s.requests = append(s.requests, req)
-	s.mu.Unlock()
+	s.Received(req)
 	if s.Key != "" && r.Header.Get("X-Api-Key") != s.Key && r.Header.Get("Authorization") != "Bearer "+s.Key {
 		writeError(w, http.StatusUnauthorized, "authentication_error", "invalid x-api-key", nil)
 		return
@@ -253,9 +231,7 @@ func (s *Server) handle(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if s.Window > 0 && req.Tokens > s.Window {
-		s.mu.Lock()
-		s.over++
-		s.mu.Unlock()
+		s.Refused()
 		writeError(w, http.StatusBadRequest, "invalid_request_error", fmt.Sprintf("prompt is too long: %d tokens > %d maximum", req.Tokens, s.Window), nil)
 		return
 	}
@@ -348,9 +324,7 @@ func (s *Server) stream(w http.ResponseWriter, req Request, rep Reply, read, wri
 	}
 	send("message_delta", obj{"type": "message_delta", "delta": obj{"stop_reason": stop, "stop_sequence": nil},
 		"usage": obj{"output_tokens": output}})
-	s.mu.Lock()
-	s.billed = s.billed.Add(agent.Usage{Input: req.Tokens, Output: output, CacheRead: read, CacheWrite: write})
-	s.mu.Unlock()
+	s.Billed(agent.Usage{Input: req.Tokens, Output: output, CacheRead: read, CacheWrite: write})
 	send("message_stop", obj{"type": "message_stop"})
 }
 
