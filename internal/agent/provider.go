@@ -139,7 +139,8 @@ type Windowed interface {
 }
 
 // Provider reaches a model. Implementations: OpenAI-compatible chat
-// completions and the replay script.
+// completions (openai), Anthropic's Messages API (anthropic) and the
+// replay script.
 type Provider interface {
 	// Complete sends req and returns the whole answer; s receives what is
 	// streamed as it arrives. Errors must say what the user can fix (key,
