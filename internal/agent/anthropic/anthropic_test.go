@@ -9,6 +9,7 @@ import (
 	"net/http/httptest"
 	"reflect"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -274,6 +275,52 @@ func TestThinkingStreamedAndPassedBackSigned(t *testing.T) {
 	}
 }
 
+// TestThinkingThroughTheAgentLoop: a real session streams the thinking
+// as events, keeps the signed blocks in its history and sends them back
+// before the tool call of their step; the server checks the signature.
+func TestThinkingThroughTheAgentLoop(t *testing.T) {
+	srv := newServer(t, func(r anthropictest.Request) anthropictest.Reply {
+		if last := r.Messages[len(r.Messages)-1]; last.Content[0].Type != "tool_result" {
+			return anthropictest.Reply{Thinking: []anthropictest.Thinking{{Text: "I should read a.go first."}},
+				ToolCalls: []anthropictest.ToolCall{{ID: "toolu_1", Name: "echo", Input: map[string]any{"path": "a.go"}}}}
+		}
+		return anthropictest.Reply{Thinking: []anthropictest.Thinking{{Text: "Now I know."}}, Parts: []string{"a.go was read."}}
+	})
+	sess, ran := providertest.NewSession(t, newProvider(t, srv.URL, func(c *Config) { c.ThinkingBudget = 2048 }))
+	var mu sync.Mutex
+	var thinking, deltas []string
+	res := providertest.RunTurn(t, sess, "read a.go", func(e agent.Event) {
+		mu.Lock()
+		defer mu.Unlock()
+		switch e.Type {
+		case agent.EventThinking:
+			thinking = append(thinking, e.Text)
+		case agent.EventThinkingDelta:
+			deltas = append(deltas, e.Text)
+		}
+	})
+	if res.Reason != agent.ReasonCompleted || res.Text != "a.go was read." || !reflect.DeepEqual(ran(), []string{"echo a.go"}) {
+		t.Fatalf("turn ended %s with %q (%v) after running %q", res.Reason, res.Text, res.Err, ran())
+	}
+	mu.Lock()
+	if want := []string{"I should read a.go first.", "Now I know."}; !reflect.DeepEqual(thinking, want) || strings.Join(deltas, "") != strings.Join(want, "") {
+		t.Errorf("thinking events %q, deltas %q; want %q", thinking, deltas, want)
+	}
+	mu.Unlock()
+	hist := sess.History()
+	if len(hist) != 4 || len(hist[1].Thinking) != 1 || !strings.HasPrefix(hist[1].Thinking[0].Signature, "sig-") {
+		t.Fatalf("history %+v, want the signed thinking on the assistant's tool call", hist)
+	}
+	reqs := srv.Requests()
+	if len(reqs) != 2 {
+		t.Fatalf("%d requests, want 2", len(reqs))
+	}
+	a := reqs[1].Messages[1]
+	if a.Content[0].Type != "thinking" || a.Content[0].Signature != hist[1].Thinking[0].Signature || a.Content[1].Type != "tool_use" {
+		t.Errorf("assistant message sent back = %s, want the signed thinking before the tool_use", dump(a))
+	}
+}
+
 func TestThinkingOffForALoopBegunWithoutIt(t *testing.T) {
 	srv := newServer(t, text("ok"))
 	p := newProvider(t, srv.URL, func(c *Config) { c.ThinkingBudget = 2048 })
@@ -463,6 +510,26 @@ func TestInputPlusMaxTokensOverWindow(t *testing.T) {
 			t.Fatalf("err = %v after %d requests, want a context-length error with limit 200000 after 1", err, len(srv.Requests()))
 		}
 	})
+}
+
+func TestTooLong(t *testing.T) {
+	for _, tc := range []struct {
+		f     remote.Failure
+		limit int
+		ok    bool
+	}{
+		{remote.Failure{Kind: remote.KindStatus, Status: 400, Detail: "prompt is too long: 210000 tokens > 200000 maximum"}, 200000, true},
+		{remote.Failure{Kind: remote.KindStatus, Status: 400, Detail: "prompt is too long"}, 0, true},
+		{remote.Failure{Kind: remote.KindStreamError, Detail: "prompt is too long: 9 tokens > 5 maximum"}, 5, true},
+		{remote.Failure{Kind: remote.KindStatus, Status: 413, Code: "request_too_large", Detail: "Request exceeds the maximum size"}, 0, true},
+		{remote.Failure{Kind: remote.KindStatus, Status: 400, Detail: "input length and `max_tokens` exceed context limit: 1 + 2 > 3"}, 3, true},
+		{remote.Failure{Kind: remote.KindStatus, Status: 500, Detail: "prompt is too long"}, 0, false},
+		{remote.Failure{Kind: remote.KindStatus, Status: 400, Detail: "tools.0.name: invalid"}, 0, false},
+	} {
+		if limit, ok := tooLong(&tc.f); limit != tc.limit || ok != tc.ok {
+			t.Errorf("tooLong(%+v) = %d, %v; want %d, %v", tc.f, limit, ok, tc.limit, tc.ok)
+		}
+	}
 }
 
 // rawServer answers with h; n counts requests.

@@ -129,14 +129,31 @@ type harness struct {
 // start makes a harness; the server closes when the test ends.
 func start(t *testing.T, w Wire, window int, answer func(Request) Reply) *harness {
 	t.Helper()
-	h := &harness{srv: w.Start(answer, window)}
-	t.Cleanup(h.srv.Close)
+	srv := w.Start(answer, window)
+	t.Cleanup(srv.Close)
+	h := newHarness(t, w.Provider(t, srv))
+	h.srv = srv
+	return h
+}
+
+// NewSession is a session on prov with the System prompt and two
+// read-only tools that run unasked: echo {"path", "size"} answers "echo
+// ran on PATH" (padded to size bytes), fail {"path"} answers the error
+// "fail: PATH is broken". ran returns the calls run so far ("echo a.go").
+func NewSession(t testing.TB, prov agent.Provider) (sess *agent.Session, ran func() []string) {
+	h := newHarness(t, prov)
+	return h.sess, h.ran
+}
+
+func newHarness(t testing.TB, prov agent.Provider) *harness {
+	t.Helper()
+	h := &harness{}
 	reg, err := tools.NewRegistry(&testTool{name: "echo", h: h}, &testTool{name: "fail", h: h})
 	if err != nil {
 		t.Fatal(err)
 	}
 	h.sess = agent.NewSession("conformance", agent.Config{
-		Provider: w.Provider(t, h.srv),
+		Provider: prov,
 		Tools:    reg,
 		Gate:     permission.NewGate(permission.ModeSmart, nil, nil),
 		System:   System,
@@ -224,6 +241,7 @@ type testTool struct {
 	h    *harness
 }
 
+// Spec describes the tool: read-only, so smart mode runs it unasked.
 func (tt *testTool) Spec() tools.Spec {
 	return tools.Spec{
 		Name:        tt.name,
@@ -240,6 +258,7 @@ type toolInput struct {
 	Size int    `json:"size"`
 }
 
+// Describe tells the gate the path the call reads.
 func (tt *testTool) Describe(_ context.Context, call tools.Call) (permission.Request, error) {
 	var in toolInput
 	if err := tools.DecodeInput(call, tt.name, &in); err != nil {
@@ -249,6 +268,7 @@ func (tt *testTool) Describe(_ context.Context, call tools.Call) (permission.Req
 	return permission.Request{Tool: tt.name, Capability: s.Capability, Action: s.Action, ReadOnly: true, Paths: []string{"/ws/" + in.Path}}, nil
 }
 
+// Run records the call and answers it.
 func (tt *testTool) Run(_ context.Context, call tools.Call) (tools.Result, error) {
 	var in toolInput
 	if err := tools.DecodeInput(call, tt.name, &in); err != nil {

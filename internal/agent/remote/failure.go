@@ -174,7 +174,10 @@ type callError struct {
 	err error
 }
 
+// Error says what happened and what to fix.
 func (e *callError) Error() string { return e.msg }
+
+// Unwrap returns the SDK or transport error.
 func (e *callError) Unwrap() error { return e.err }
 
 // Describe says what went wrong in f after attempts tries and what to
