@@ -303,7 +303,7 @@ func (s *Session) run(ctx context.Context, t *Turn, prompt string, emit func(Eve
 			if res.Todos != nil {
 				s.setTodos(res.Todos, send)
 			}
-			s.appendHistory(Message{Role: RoleTool, ToolCallID: call.ID, Name: call.Name, Content: res.Content})
+			s.appendHistory(Message{Role: RoleTool, ToolCallID: call.ID, Name: call.Name, Content: res.Content, IsError: res.IsError})
 			if ctx.Err() != nil {
 				reason = ReasonCancelled
 			}
