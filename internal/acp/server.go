@@ -79,8 +79,10 @@ func Serve(ctx context.Context, in io.Reader, out io.Writer, o Options) error {
 	s := &Server{o: o, log: o.App.Log(), base: base, stop: stop, sessions: map[string]*session{}}
 	pr, pw := io.Pipe()
 	w := newWire(in, out, s.log, s.watch)
+	sdkLog := newClosingHandler(s.log.Handler())
+	defer sdkLog.close()
 	s.conn = sdk.NewAgentSideConnection(s, w, pr)
-	s.conn.SetLogger(s.log)
+	s.conn.SetLogger(slog.New(sdkLog))
 	// The pump starts only now: no request reaches a handler before conn is set.
 	go w.pump(pw)
 	select {
@@ -89,14 +91,18 @@ func Serve(ctx context.Context, in io.Reader, out io.Writer, o Options) error {
 	case <-ctx.Done():
 		s.log.Info("acp: stopping", "reason", context.Cause(ctx))
 	}
-	s.shutdown()
+	s.shutdown(w)
 	return nil
 }
 
-// shutdown cancels every turn, waits for them a bounded time and closes
+// shutdown cancels every turn (their prompts are answered "cancelled"),
+// waits a bounded time for every request read to be answered, and closes
 // the sessions' environments.
-func (s *Server) shutdown() {
+func (s *Server) shutdown(w *wire) {
 	s.stop()
+	if !w.drain(s.o.ShutdownTimeout) {
+		s.log.Warn("acp: some requests were not answered before the connection ended")
+	}
 	s.mu.Lock()
 	all := make([]*session, 0, len(s.sessions))
 	for _, ss := range s.sessions {
@@ -234,4 +240,51 @@ func (s *Server) Authenticate(_ context.Context, p sdk.AuthenticateRequest) (sdk
 func (s *Server) SetSessionConfigOption(_ context.Context, p sdk.SetSessionConfigOptionRequest) (sdk.SetSessionConfigOptionResponse, error) {
 	return sdk.SetSessionConfigOptionResponse{}, reqErr(codeInvalidParams,
 		"session/set_config_option: agentls has no session config options; choose a permission mode with session/set_mode")
+}
+
+// closingHandler passes the SDK's log records on until Serve returns;
+// after that (the SDK's goroutines may still log the connection's end)
+// they are dropped, so nothing writes to the log once Serve is done.
+type closingHandler struct {
+	h  slog.Handler
+	st *closeState
+}
+
+// closeState is shared by a closingHandler and the handlers made from it.
+type closeState struct {
+	mu     sync.Mutex
+	closed bool
+}
+
+func newClosingHandler(h slog.Handler) *closingHandler {
+	return &closingHandler{h: h, st: &closeState{}}
+}
+
+func (c *closingHandler) close() {
+	c.st.mu.Lock()
+	c.st.closed = true
+	c.st.mu.Unlock()
+}
+
+// Enabled implements slog.Handler.
+func (c *closingHandler) Enabled(ctx context.Context, l slog.Level) bool { return c.h.Enabled(ctx, l) }
+
+// Handle implements slog.Handler.
+func (c *closingHandler) Handle(ctx context.Context, r slog.Record) error {
+	c.st.mu.Lock()
+	defer c.st.mu.Unlock()
+	if c.st.closed {
+		return nil
+	}
+	return c.h.Handle(ctx, r)
+}
+
+// WithAttrs implements slog.Handler.
+func (c *closingHandler) WithAttrs(as []slog.Attr) slog.Handler {
+	return &closingHandler{h: c.h.WithAttrs(as), st: c.st}
+}
+
+// WithGroup implements slog.Handler.
+func (c *closingHandler) WithGroup(name string) slog.Handler {
+	return &closingHandler{h: c.h.WithGroup(name), st: c.st}
 }

@@ -9,6 +9,7 @@ import (
 	"io"
 	"log/slog"
 	"sync"
+	"time"
 )
 
 // maxLine is the longest message agentls reads. The SDK's reader stops
@@ -39,11 +40,13 @@ type wire struct {
 	mu  sync.Mutex // held while a line is written
 	out io.Writer
 
-	// hooks run after the reply to a watched request is written; see
-	// afterReply.
-	hookMu sync.Mutex
-	hooks  map[string]func(result json.RawMessage)
-	watch  func(method string, params json.RawMessage) func(result json.RawMessage)
+	// pending holds every request read and not yet answered, with the
+	// hook (nil for most) to run once its reply is written; see afterReply.
+	// answered is signalled on every reply, for drain.
+	pendMu   sync.Mutex
+	pending  map[string]func(result json.RawMessage)
+	answered chan struct{}
+	watch    func(method string, params json.RawMessage) func(result json.RawMessage)
 }
 
 // newWire returns the stream over in and out. watch, when not nil, is
@@ -51,7 +54,7 @@ type wire struct {
 // function it returns, if any, runs once the reply has been written, with
 // the reply's result (nil for an error reply).
 func newWire(in io.Reader, out io.Writer, log *slog.Logger, watch func(method string, params json.RawMessage) func(json.RawMessage)) *wire {
-	return &wire{in: in, out: out, log: log, watch: watch, hooks: map[string]func(json.RawMessage){}}
+	return &wire{in: in, out: out, log: log, watch: watch, pending: map[string]func(json.RawMessage){}, answered: make(chan struct{}, 1)}
 }
 
 // Write writes one or more whole lines (the SDK writes one message with
@@ -68,11 +71,12 @@ func (w *wire) Write(p []byte) (int, error) {
 	return n, err
 }
 
-// afterReply runs the hook of the request a written reply answers.
+// afterReply marks the request a written reply answers as answered and
+// runs its hook.
 func (w *wire) afterReply(p []byte) {
-	w.hookMu.Lock()
-	empty := len(w.hooks) == 0
-	w.hookMu.Unlock()
+	w.pendMu.Lock()
+	empty := len(w.pending) == 0
+	w.pendMu.Unlock()
 	if empty {
 		return
 	}
@@ -85,12 +89,38 @@ func (w *wire) afterReply(p []byte) {
 		return
 	}
 	key := idKey(msg.ID)
-	w.hookMu.Lock()
-	h := w.hooks[key]
-	delete(w.hooks, key)
-	w.hookMu.Unlock()
+	w.pendMu.Lock()
+	h, ok := w.pending[key]
+	delete(w.pending, key)
+	w.pendMu.Unlock()
+	if !ok {
+		return
+	}
+	select {
+	case w.answered <- struct{}{}:
+	default:
+	}
 	if h != nil {
 		go h(msg.Result)
+	}
+}
+
+// drain waits until every request read has been answered, or the timeout
+// passes; it reports whether all were.
+func (w *wire) drain(timeout time.Duration) bool {
+	deadline := time.After(timeout)
+	for {
+		w.pendMu.Lock()
+		n := len(w.pending)
+		w.pendMu.Unlock()
+		if n == 0 {
+			return true
+		}
+		select {
+		case <-w.answered:
+		case <-deadline:
+			return false
+		}
 	}
 }
 
@@ -218,12 +248,14 @@ func (w *wire) check(n int, line []byte) bool {
 		}
 		return false
 	}
-	if msg.Method != nil && msg.ID != nil && w.watch != nil {
-		if h := w.watch(*msg.Method, msg.Params); h != nil {
-			w.hookMu.Lock()
-			w.hooks[idKey(id)] = h
-			w.hookMu.Unlock()
+	if msg.Method != nil && msg.ID != nil {
+		var h func(json.RawMessage)
+		if w.watch != nil {
+			h = w.watch(*msg.Method, msg.Params)
 		}
+		w.pendMu.Lock()
+		w.pending[idKey(id)] = h
+		w.pendMu.Unlock()
 	}
 	return true
 }
