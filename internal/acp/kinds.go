@@ -27,8 +27,6 @@ func toolKind(sp tools.Spec) sdk.ToolKind {
 		return sdk.ToolKindDelete
 	case "fs.move":
 		return sdk.ToolKindMove
-	case "shell.exec":
-		return sdk.ToolKindExecute
 	case "net.fetch":
 		return sdk.ToolKindFetch
 	case "lsp.rename", "lsp.replace_symbol":
@@ -42,10 +40,7 @@ func toolKind(sp tools.Spec) sdk.ToolKind {
 	case strings.HasPrefix(c, "agent."):
 		return sdk.ToolKindThink // the todo list, subagents, questions
 	case strings.HasPrefix(c, "shell."):
-		if sp.ReadOnly {
-			return sdk.ToolKindRead // a background job's output
-		}
-		return sdk.ToolKindExecute
+		return sdk.ToolKindExecute // commands and their background jobs
 	}
 	switch sp.Action {
 	case permission.ActionRead:

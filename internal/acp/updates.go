@@ -145,21 +145,26 @@ func (t *translator) toolResult(e agent.Event) sdk.SessionUpdate {
 	return sdk.SessionUpdate{ToolCallUpdate: u}
 }
 
-// planUpdate maps the todo list (a "todos" event: its JSON form carries
-// "todos": [{content, status}]) to ACP's plan, which replaces the
-// client's whole plan each time.
+// planUpdate maps the todo list of a "todos" event to ACP's plan, which
+// replaces the client's whole plan each time. The event is read in its
+// JSON form (`agentls run --json`): "todos": [{content, status}].
 func planUpdate(e agent.Event) (sdk.SessionUpdate, bool) {
 	b, err := json.Marshal(e)
 	if err != nil {
 		return sdk.SessionUpdate{}, false
 	}
+	return planOf(b)
+}
+
+// planOf reads the todo list from an event's JSON.
+func planOf(b []byte) (sdk.SessionUpdate, bool) {
 	var v struct {
 		Todos []struct {
 			Content string `json:"content"`
 			Status  string `json:"status"`
 		} `json:"todos"`
 	}
-	if json.Unmarshal(b, &v) != nil {
+	if json.Unmarshal(b, &v) != nil || v.Todos == nil {
 		return sdk.SessionUpdate{}, false
 	}
 	entries := []sdk.PlanEntry{}
