@@ -76,24 +76,10 @@ func (t *translator) updates(e agent.Event) []sdk.SessionUpdate {
 	defer t.mu.Unlock()
 	one := func(u sdk.SessionUpdate) []sdk.SessionUpdate { return []sdk.SessionUpdate{u} }
 	switch e.Type {
-	case agent.EventTextDelta:
-		t.streamedText = true
-		return one(sdk.UpdateAgentMessageText(e.Text))
-	case agent.EventText:
-		streamed := t.streamedText
-		t.streamedText = false
-		if !streamed && e.Text != "" {
-			return one(sdk.UpdateAgentMessageText(e.Text))
-		}
-	case agent.EventThinkingDelta:
-		t.streamedThought = true
-		return one(sdk.UpdateAgentThoughtText(e.Text))
-	case agent.EventThinking:
-		streamed := t.streamedThought
-		t.streamedThought = false
-		if !streamed && e.Text != "" {
-			return one(sdk.UpdateAgentThoughtText(e.Text))
-		}
+	case agent.EventTextDelta, agent.EventText:
+		return chunk(&t.streamedText, e.Type == agent.EventTextDelta, e.Text, sdk.UpdateAgentMessageText)
+	case agent.EventThinkingDelta, agent.EventThinking:
+		return chunk(&t.streamedThought, e.Type == agent.EventThinkingDelta, e.Text, sdk.UpdateAgentThoughtText)
 	case agent.EventToolCall:
 		id := callID(e.TurnID, e.ID)
 		t.current = string(id)
@@ -126,6 +112,21 @@ func (t *translator) updates(e agent.Event) []sdk.SessionUpdate {
 	// turn_start, turn_end, usage, error (the prompt's response carries
 	// them), hook runs.
 	return nil
+}
+
+// chunk streams text: every delta is sent and marks the step streamed;
+// the step's whole text is sent only when nothing streamed before it.
+func chunk(streamed *bool, delta bool, text string, mk func(string) sdk.SessionUpdate) []sdk.SessionUpdate {
+	if delta {
+		*streamed = true
+		return []sdk.SessionUpdate{mk(text)}
+	}
+	was := *streamed
+	*streamed = false
+	if was || text == "" {
+		return nil
+	}
+	return []sdk.SessionUpdate{mk(text)}
 }
 
 // toolResult is a tool call's final update: its status, the diff of the
