@@ -2,6 +2,7 @@
 // editor, and the same agent headless for scripts and CI.
 //
 //	agentls serve [--stdio]     language server on stdin/stdout
+//	agentls acp                 Agent Client Protocol agent on stdin/stdout
 //	agentls run PROMPT          one headless turn
 //	agentls trust [DIR]         trust a workspace folder (untrust, trust --list)
 //	agentls version
@@ -23,6 +24,7 @@ const usage = `agentls — a coding agent as a language server.
 
 Usage:
   agentls serve [--stdio] [flags]   run the language server on stdin/stdout
+  agentls acp [flags]               run as an Agent Client Protocol agent (Zed, JetBrains, …)
   agentls run [flags] PROMPT        run one agent turn headless
   agentls sessions [list|show ID|export ID|delete ID]
                                     the workspace's stored sessions (run --continue resumes)
@@ -54,6 +56,8 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	switch args[0] {
 	case "serve":
 		return cmdServe(ctx, args[1:], stdin, stdout, stderr)
+	case "acp":
+		return cmdACP(ctx, args[1:], stdin, stdout, stderr)
 	case "run":
 		return cmdRun(ctx, args[1:], stdin, stdout, stderr)
 	case "permission":

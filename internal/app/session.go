@@ -134,6 +134,11 @@ type SessionOptions struct {
 	// Questioner reaches the person for the question tool; nil (headless)
 	// means the tool is not offered.
 	Questioner tools.Questioner
+	// MCPServers are MCP servers the front-end was handed for this session
+	// (ACP's session/new and session/load mcpServers), for the MCP tool
+	// source beside the user's own. They are kept on the Session as given;
+	// until that source is merged no server is started from them.
+	MCPServers []config.MCPServer
 }
 
 // Session is a session with what the front-end needs beside it.
@@ -144,6 +149,11 @@ type Session struct {
 	// Settings are what the session was resolved with; Warnings are for
 	// the person, once.
 	Settings Settings
+	// Tools is the tool set offered to the model, so a front-end can show
+	// a call by what its tool does (its capability).
+	Tools *tools.Registry
+	// MCPServers are the servers the front-end passed (SessionOptions).
+	MCPServers []config.MCPServer
 }
 
 // NewSession resolves the model, settings, gate and tools and makes a
@@ -199,7 +209,7 @@ func (e *Env) NewSession(ctx context.Context, so SessionOptions) (*Session, erro
 		Restored:             restored,
 		Subagents:            subs,
 	})
-	return &Session{Session: sess, Gate: gate, Settings: set}, nil
+	return &Session{Session: sess, Gate: gate, Settings: set, Tools: reg, MCPServers: so.MCPServers}, nil
 }
 
 // Provider builds the provider for spec with the settings' providers;

@@ -88,7 +88,7 @@ func (g *Gate) ask(ctx context.Context, r *Request, v verdict) Decision {
 		return deny("cancelled before asking")
 	}
 	// While this call waited, the person may have granted its scope.
-	if !v.noGrant && g.pol.mode != ModeApprove {
+	if !v.noGrant && g.currentMode() != ModeApprove {
 		if gv, ok := g.grantFor(ctx, newView(r, g.rootList()), v.warnings, nil); ok {
 			d := gv.d
 			d.Scope, d.Channel = base.Scope, base.Channel

@@ -6,6 +6,7 @@ import (
 	"hash/maphash"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -41,7 +42,8 @@ type Options struct {
 // serialized so a person sees one prompt at a time.
 type Gate struct {
 	pol            *compiled
-	badMode        string // set by the legacy NewGate for an unknown mode
+	mode           atomic.Value // Mode: pol's mode until SetMode changes it
+	badMode        string       // set by the legacy NewGate for an unknown mode
 	asker          Asker
 	channel        string
 	onEvent        func(Event)
@@ -92,6 +94,7 @@ func newGate(pol *compiled, o Options) *Gate {
 		known: map[Capability]bool{}, seed: maphash.MakeSeed(),
 		askSlot: make(chan struct{}, 1), sessions: map[string]*sessionState{}, pending: map[string]*pendingAsk{},
 	}
+	g.mode.Store(pol.mode)
 	if g.inspectTimeout <= 0 {
 		g.inspectTimeout = DefaultInspectTimeout
 	}
@@ -140,7 +143,30 @@ func (g *Gate) Mode() Mode {
 	if g.badMode != "" {
 		return Mode(g.badMode)
 	}
-	return g.pol.mode
+	return g.currentMode()
+}
+
+// currentMode is the mode calls are judged in now.
+func (g *Gate) currentMode() Mode { return g.mode.Load().(Mode) }
+
+// SetMode switches the gate to another mode (a person chose it in the
+// editor, e.g. ACP's session/set_mode). Calls judged from then on use it;
+// a call already being decided keeps the mode it started with. Rules,
+// inspectors, hard blocks and grants are unchanged. An unknown mode is an
+// error and leaves the mode as it was.
+func (g *Gate) SetMode(m Mode) error {
+	if m == "" {
+		return fmt.Errorf("no permission mode given: use chat, approve, smart or auto")
+	}
+	parsed, err := ParseMode(string(m))
+	if err != nil {
+		return err
+	}
+	if g.badMode != "" {
+		return fmt.Errorf("this gate was built with the unknown mode %q and denies every call; build a new one", g.badMode)
+	}
+	g.mode.Store(parsed)
+	return nil
 }
 
 // EndSession forgets a session's grants and repetition count.
@@ -237,7 +263,7 @@ func (g *Gate) emit(req Request, d Decision) {
 // so it can never use a capability its parent could not.
 func (g *Gate) Scope(caps []Capability) []string {
 	out := []string{}
-	if g.badMode != "" || g.pol.mode == ModeChat {
+	if g.badMode != "" || g.currentMode() == ModeChat {
 		return out
 	}
 	for _, c := range caps {
