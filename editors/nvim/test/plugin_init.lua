@@ -6,8 +6,10 @@
 -- $AGENTLS_PLUGIN_ASYNC_SELECT=1 it answers 50 ms later from a timer, like
 -- an asynchronous picker (telescope, dressing) would.
 --
--- Environment: AGENTLS_PLUGIN_RTP (editors/nvim), AGENTLS_E2E_BIN,
--- AGENTLS_E2E_MODEL, optional AGENTLS_PLUGIN_MODE (permissions.mode).
+-- Environment: AGENTLS_PLUGIN_RTP (editors/nvim), AGENTLS_E2E_BIN (the
+-- cmd; with AGENTLS_PLUGIN_FIND=1 setup() gets no cmd and the plugin finds
+-- agentls itself), AGENTLS_E2E_MODEL, optional AGENTLS_PLUGIN_MODE
+-- (permissions.mode).
 vim.opt.runtimepath:prepend(vim.env.AGENTLS_PLUGIN_RTP)
 
 _G.agentls_test = { selects = {} }
@@ -50,7 +52,7 @@ end
 
 local mode = vim.env.AGENTLS_PLUGIN_MODE
 require('agentls').setup({
-  cmd = { vim.env.AGENTLS_E2E_BIN, 'serve', '--stdio' },
+  cmd = vim.env.AGENTLS_PLUGIN_FIND ~= '1' and { vim.env.AGENTLS_E2E_BIN, 'serve', '--stdio' } or nil,
   model = vim.env.AGENTLS_E2E_MODEL,
   permissions = (mode and mode ~= '') and { mode = mode } or nil,
 })
