@@ -741,6 +741,15 @@ function M.stop()
   end
 end
 
+-- attach_file_buffers attaches every file buffer that has no client yet.
+local function attach_file_buffers()
+  for _, buf in ipairs(vim.api.nvim_list_bufs()) do
+    if file_path(buf) then
+      M.attach(buf)
+    end
+  end
+end
+
 --- install builds agentls with go (:AgentInstall [version], see :help
 --- agentls-binary); when it is done, the file buffers without a client get
 --- one. on_done(path) or on_done(nil, err), if given, replaces the message.
@@ -761,11 +770,7 @@ function M.install(version, on_done)
     end
     if path and state.config then
       state.warned.cmd = nil
-      for _, buf in ipairs(vim.api.nvim_list_bufs()) do
-        if file_path(buf) then
-          M.attach(buf)
-        end
-      end
+      attach_file_buffers()
     end
   end)
 end
@@ -804,11 +809,7 @@ function M.setup(opts)
       end)
     end,
   })
-  for _, buf in ipairs(vim.api.nvim_list_bufs()) do
-    if file_path(buf) then
-      M.attach(buf)
-    end
-  end
+  attach_file_buffers()
 end
 
 --- clients lists the running agentls clients as {id, root} tables.
