@@ -14,11 +14,32 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"runtime/debug"
 	"syscall"
 )
 
-// Version is set at build time with -ldflags "-X main.Version=…".
-var Version = "0.1.0-dev"
+// Version is set at build time with -ldflags "-X main.Version=…"
+// (scripts/release does); unset, it is the module version the go command
+// recorded (`go install github.com/agentls/agentls/cmd/agentls@v1.2.3`:
+// v1.2.3), else 0.1.0-dev.
+var Version string
+
+func init() {
+	if Version == "" {
+		info, _ := debug.ReadBuildInfo()
+		Version = moduleVersion(info)
+	}
+}
+
+// moduleVersion is the main module's version in info, or 0.1.0-dev when
+// the go command recorded none (a build outside a module cache or VCS
+// checkout: "(devel)").
+func moduleVersion(info *debug.BuildInfo) string {
+	if info == nil || info.Main.Version == "" || info.Main.Version == "(devel)" {
+		return "0.1.0-dev"
+	}
+	return info.Main.Version
+}
 
 const usage = `agentls — a coding agent as a language server.
 
