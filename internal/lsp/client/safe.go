@@ -10,6 +10,8 @@ import (
 	"path/filepath"
 	"strings"
 	"time"
+
+	"github.com/agentls/agentls/internal/proc"
 )
 
 // The safe forms of the built-in servers: what each gets in a workspace
@@ -108,7 +110,7 @@ func (m *Manager) outsidePython(s *safeStart) string {
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 		cmd := exec.CommandContext(ctx, py, "-I", "-c", "import sys; print(sys.executable)")
 		cmd.Dir = os.TempDir()
-		cmd.Env = mergeEnv(os.Environ(), map[string]string{"PATH": s.path})
+		cmd.Env = proc.MergeEnv(os.Environ(), map[string]string{"PATH": s.path})
 		out, err := cmd.Output()
 		cancel()
 		if real := strings.TrimSpace(string(out)); err == nil && filepath.IsAbs(real) && executable(real) && !s.g.inside(real) {
