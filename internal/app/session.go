@@ -30,7 +30,7 @@ func (e *Env) Settings(editor config.Config) (Settings, error) {
 // every ask is a deny), "Always allow" grants and the audit log to the
 // history store when it opens, audit failures to the log.
 func (e *Env) Gate(ctx context.Context, pol permission.Policy, asker permission.Asker, channel string) (*permission.Gate, error) {
-	opts := permission.Options{Policy: pol, Asker: asker, Channel: channel, Roots: e.ws.Roots}
+	opts := permission.Options{Policy: pol, Asker: asker, Channel: channel, Roots: e.ws.Roots, IsKnown: e.mcpKnown}
 	if st, err := e.Store(ctx); err == nil {
 		opts.Grants = storeGrants{St: st}
 		opts.OnDecision = auditDecision(st, e.ws.Roots, func(err error) { e.app.log.Warn("audit log", "error", err) })
@@ -41,7 +41,7 @@ func (e *Env) Gate(ctx context.Context, pol permission.Policy, asker permission.
 }
 
 // Registry is the tool set offered to the model, with the language
-// servers configured from cfg. The shell's job table is made once per
+// servers and the MCP servers configured from cfg. The shell's job table is made once per
 // environment, so background jobs outlive a session but not the
 // environment.
 func (e *Env) Registry(cfg config.Config) (*tools.Registry, error) {
@@ -55,7 +55,11 @@ func (e *Env) Registry(cfg config.Config) (*tools.Registry, error) {
 	shell := e.shell
 	e.mu.Unlock()
 	e.lsp.Configure(e.LSPConfig(cfg))
-	return tools.NewRegistry(tools.DefaultTools(e.ws, shell, e.lsp)...)
+	reg, err := tools.NewRegistry(tools.DefaultTools(e.ws, shell, e.lsp)...)
+	if src := e.mcpSource(cfg); src != nil && err == nil {
+		reg.AddSource(src)
+	}
+	return reg, err
 }
 
 // SessionOptions are a front-end's choices for one session.
