@@ -60,7 +60,7 @@ func TestDescribeFromAnnotations(t *testing.T) {
 	ts := f.tools(t)
 	ctx := context.Background()
 	tests := []struct {
-		tool                                 string
+		tool                                string
 		readOnly, openWorld, alwaysWithheld bool
 	}{
 		{"mcp_self_whereami", true, false, false}, // readOnlyHint, openWorldHint false
