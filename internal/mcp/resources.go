@@ -151,7 +151,7 @@ func (t listResources) list(ctx context.Context, b *strings.Builder, name string
 			fmt.Fprintf(b, "  … more than %d resources; the rest are not listed\n", maxListed)
 			break
 		}
-		fmt.Fprintf(b, "- %s <%s>", res.Name, res.URI)
+		fmt.Fprintf(b, "  - %s <%s>", res.Name, res.URI)
 		if res.MIMEType != "" {
 			b.WriteString(" " + res.MIMEType)
 		}
