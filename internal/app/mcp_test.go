@@ -88,7 +88,7 @@ func mcpApp(t *testing.T, servers config.MCPServers, rules map[string]string, tr
 	t.Helper()
 	prov := &script{steps: steps}
 	a := app.New(app.Options{
-		Config: config.Config{Model: "test:script", MCP: servers, TrustedWorkspaces: trusted, Permissions: config.Permissions{Rules: rules}},
+		Config:  config.Config{Model: "test:script", MCP: servers, TrustedWorkspaces: trusted, Permissions: config.Permissions{Rules: rules}},
 		DataDir: t.TempDir(), StateDir: t.TempDir(), ModeFlag: mode,
 		Getenv:      func(string) string { return "" },
 		NewProvider: func(string, string) (agent.Provider, error) { return prov, nil },
