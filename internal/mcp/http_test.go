@@ -91,8 +91,14 @@ func TestToolTimeout(t *testing.T) {
 	f := newFixture(t, config.MCPServers{
 		"web": {URL: ts.URL, Headers: map[string]string{"Authorization": "Bearer t"}, ToolTimeout: "300ms", From: "test config"},
 	}, false)
-	res := run(t, context.Background(), mustTool(t, f.tools(t), "mcp_web_wait"), `{"mark":""}`)
+	mark := filepath.Join(t.TempDir(), "cancelled")
+	res := run(t, context.Background(), mustTool(t, f.tools(t), "mcp_web_wait"), `{"mark":"`+mark+`"}`)
 	if !res.IsError || !strings.Contains(res.Content, "did not answer within 300ms (tool_timeout of mcp.web in test config") {
 		t.Errorf("wait = %+v, want the tool_timeout error", res)
 	}
+	// The call is cancelled on the server too.
+	eventually(t, "the server saw the timed-out call cancelled", func() bool {
+		b, _ := os.ReadFile(mark)
+		return string(b) == "cancelled"
+	})
 }

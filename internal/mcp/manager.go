@@ -124,7 +124,9 @@ func (m *Manager) Source() tools.Source {
 // last listed them (or a resource tool's), for the gate.
 func (m *Manager) Known(c permission.Capability) bool {
 	if c == listAllCapability() {
-		return m.res != nil && len(m.res.servers) > 0
+		m.mu.Lock()
+		defer m.mu.Unlock()
+		return m.res != nil
 	}
 	for _, s := range m.snapshot() {
 		s.mu.Lock()

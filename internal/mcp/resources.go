@@ -31,11 +31,12 @@ type resourceTools struct {
 // resourceTools returns the resource tools for the servers, the same ones
 // while the set does not change (the registry checks a tool once).
 func (m *Manager) resourceTools(servers []string) []tools.Tool {
-	if len(servers) == 0 {
-		return nil
-	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
+	if len(servers) == 0 {
+		m.res = nil
+		return nil
+	}
 	if m.res == nil || !slices.Equal(m.res.servers, servers) {
 		m.res = &resourceTools{m: m, servers: servers}
 	}
