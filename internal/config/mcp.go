@@ -59,7 +59,9 @@ type MCPServer struct {
 type MCPServers map[string]MCPServer
 
 // mcpKeys are the keys an `mcp` entry may have.
-var mcpKeys = []string{"type", "command", "args", "env", "cwd", "url", "headers", "disabled", "startup_timeout", "tool_timeout"}
+func mcpKeys() []string {
+	return []string{"type", "command", "args", "env", "cwd", "url", "headers", "disabled", "startup_timeout", "tool_timeout"}
+}
 
 // mcpName is what a server name may be: it becomes the tools' prefix
 // (mcp_NAME_tool) and a capability segment (mcp.NAME.tool).
@@ -86,7 +88,7 @@ func (m *MCPServers) UnmarshalJSON(data []byte) error {
 		case err != nil:
 			errs = append(errs, fmt.Errorf("mcp.%s: %w", name, err))
 		case len(unknown) > 0:
-			errs = append(errs, fmt.Errorf("mcp.%s: unknown key %q; the keys are %s", name, unknown[0], strings.Join(mcpKeys, ", ")))
+			errs = append(errs, fmt.Errorf("mcp.%s: unknown key %q; the keys are %s", name, unknown[0], strings.Join(mcpKeys(), ", ")))
 		}
 		out[name] = s
 	}
@@ -103,7 +105,7 @@ func decodeMCPServer(data []byte) (MCPServer, []string, error) {
 	}
 	var unknown []string
 	for _, k := range slices.Sorted(maps.Keys(keys)) {
-		if !slices.Contains(mcpKeys, k) {
+		if !slices.Contains(mcpKeys(), k) {
 			unknown = append(unknown, k)
 		}
 	}

@@ -55,7 +55,7 @@ func loadProjectMCP(root string) (MCPServers, []Warning) {
 			continue
 		}
 		if len(unknown) > 0 {
-			warn(key, "keys %s are not used by agentls (it reads %s)", strings.Join(unknown, ", "), strings.Join(mcpKeys, ", "))
+			warn(key, "keys %s are not used by agentls (it reads %s)", strings.Join(unknown, ", "), strings.Join(mcpKeys(), ", "))
 		}
 		name := mcpServerName(orig)
 		if _, taken := out[name]; taken || name == "" {

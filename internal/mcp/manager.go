@@ -260,14 +260,17 @@ type levelHandler struct {
 	min slog.Level
 }
 
+// Enabled implements slog.Handler.
 func (h levelHandler) Enabled(ctx context.Context, l slog.Level) bool {
 	return l >= h.min && h.Handler.Enabled(ctx, l)
 }
 
+// WithAttrs implements slog.Handler.
 func (h levelHandler) WithAttrs(a []slog.Attr) slog.Handler {
 	return levelHandler{h.Handler.WithAttrs(a), h.min}
 }
 
+// WithGroup implements slog.Handler.
 func (h levelHandler) WithGroup(n string) slog.Handler {
 	return levelHandler{h.Handler.WithGroup(n), h.min}
 }

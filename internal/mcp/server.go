@@ -26,6 +26,9 @@ const (
 	maxTools = 500
 )
 
+// errNotRunning marks a call to a server that is not running.
+var errNotRunning = errors.New("MCP server is not running")
+
 // state is where a server is in its life.
 type state int
 

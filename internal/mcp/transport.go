@@ -1,7 +1,6 @@
 package mcp
 
 import (
-	"errors"
 	"fmt"
 	"io"
 	"maps"
@@ -76,6 +75,7 @@ func (m *Manager) launchStdio(cfg config.MCPServer) (launch, error) {
 		}
 		argv[i] = v
 	}
+	argv[0] = proc.ExpandHome(argv[0])
 	env := make(map[string]string, len(cfg.Env))
 	for _, k := range slices.Sorted(maps.Keys(cfg.Env)) {
 		v, err := m.expand(cfg.Env[k])
@@ -153,6 +153,7 @@ type headerTransport struct {
 	headers http.Header
 }
 
+// RoundTrip implements http.RoundTripper.
 func (t headerTransport) RoundTrip(r *http.Request) (*http.Response, error) {
 	r = r.Clone(r.Context())
 	for k, v := range t.headers {
@@ -186,6 +187,3 @@ func (m *Manager) expand(s string) (string, error) {
 	}
 	return out, nil
 }
-
-// errNotRunning marks a call to a server that is not running.
-var errNotRunning = errors.New("MCP server is not running")

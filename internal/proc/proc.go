@@ -157,6 +157,7 @@ type tail struct {
 	buf []byte
 }
 
+// Write implements io.Writer.
 func (t *tail) Write(b []byte) (int, error) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
@@ -167,6 +168,7 @@ func (t *tail) Write(b []byte) (int, error) {
 	return len(b), nil
 }
 
+// String is the last lines kept.
 func (t *tail) String() string {
 	t.mu.Lock()
 	defer t.mu.Unlock()
