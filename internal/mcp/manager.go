@@ -200,7 +200,7 @@ func (m *Manager) server(name string) *server {
 // or stopped) for every session's next step, and logs it.
 func (m *Manager) notice(format string, args ...any) {
 	text := fmt.Sprintf(format, args...)
-	m.log.Warn(text)
+	m.log.Info(text) // the person sees it as a warning event; the log keeps it
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	m.seq++
