@@ -3,8 +3,10 @@ package acp
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"time"
 
@@ -94,14 +96,20 @@ func rootsOf(method, cwd string, extra []string) ([]string, error) {
 	return roots, nil
 }
 
-// mcpServers turns the client's MCP servers into agentls's form.
-func mcpServers(method string, in []sdk.McpServer) ([]config.MCPServer, error) {
-	var out []config.MCPServer
+// mcpServers turns the client's MCP servers into agentls's form: entries
+// like the editor settings' own `mcp` ones (the person configured them in
+// their client), named so their tools can be (lower case, at most 32
+// characters, unique). SSE servers are refused: MCP replaced SSE with
+// streamable HTTP, which agentls speaks.
+func mcpServers(method string, in []sdk.McpServer) (config.MCPServers, error) {
+	out := config.MCPServers{}
 	for i, m := range in {
+		var name string
 		var c config.MCPServer
 		switch {
 		case m.Stdio != nil:
-			c = config.MCPServer{Name: m.Stdio.Name, Transport: config.MCPStdio, Command: m.Stdio.Command, Args: m.Stdio.Args}
+			name = m.Stdio.Name
+			c = config.MCPServer{Type: "stdio", Command: []string{m.Stdio.Command}, Args: m.Stdio.Args}
 			for _, e := range m.Stdio.Env {
 				if c.Env == nil {
 					c.Env = map[string]string{}
@@ -109,15 +117,50 @@ func mcpServers(method string, in []sdk.McpServer) ([]config.MCPServer, error) {
 				c.Env[e.Name] = e.Value
 			}
 		case m.Http != nil:
-			c = config.MCPServer{Name: m.Http.Name, Transport: config.MCPHTTP, URL: m.Http.Url, Headers: headers(m.Http.Headers)}
+			name = m.Http.Name
+			c = config.MCPServer{Type: "http", URL: m.Http.Url, Headers: headers(m.Http.Headers)}
 		case m.Sse != nil:
-			c = config.MCPServer{Name: m.Sse.Name, Transport: config.MCPSSE, URL: m.Sse.Url, Headers: headers(m.Sse.Headers)}
+			return nil, reqErr(codeInvalidParams, "%s: mcpServers[%d] (%s) uses SSE, which agentls does not speak: give the server's streamable HTTP endpoint instead", method, i, m.Sse.Name)
 		default:
-			return nil, reqErr(codeInvalidParams, "%s: mcpServers[%d] is neither a stdio, an http nor an sse server", method, i)
+			return nil, reqErr(codeInvalidParams, "%s: mcpServers[%d] is neither a stdio nor an http server", method, i)
 		}
-		out = append(out, c)
+		c.From = "the ACP client's mcpServers"
+		key := mcpName(name, i)
+		for n := 2; ; n++ {
+			if _, taken := out[key]; !taken {
+				break
+			}
+			key = mcpName(fmt.Sprintf("%s-%d", name, n), i)
+		}
+		out[key] = c
+	}
+	if err := (config.Config{MCP: out}).Validate(); err != nil {
+		return nil, reqErr(codeInvalidParams, "%s: mcpServers: %v", method, err)
 	}
 	return out, nil
+}
+
+// mcpName makes a client's server name one agentls accepts: lower case
+// letters, digits, - and _, starting with a letter or digit, at most 32
+// characters; i names a server without a usable name.
+func mcpName(name string, i int) string {
+	var b strings.Builder
+	for _, r := range strings.ToLower(name) {
+		switch {
+		case r >= 'a' && r <= 'z', r >= '0' && r <= '9', r == '_', r == '-':
+			b.WriteRune(r)
+		case b.Len() > 0:
+			b.WriteByte('-')
+		}
+	}
+	s := strings.Trim(b.String(), "-_")
+	if s == "" {
+		s = fmt.Sprintf("server%d", i+1)
+	}
+	if len(s) > 32 {
+		s = strings.TrimRight(s[:32], "-_")
+	}
+	return s
 }
 
 func headers(hs []sdk.HttpHeader) map[string]string {

@@ -12,10 +12,13 @@ import (
 )
 
 // TestSessionCarriesWhatAFrontEndNeeds: a second front-end (ACP) gets the
-// session's tool set, to show a call by its capability, and the MCP
-// servers it passed, kept as given for the MCP tool source.
+// session's tool set, to show a call by its capability; the MCP servers
+// it passed join the session's own (and start like them: the real
+// server-everything offers its echo tool).
 func TestSessionCarriesWhatAFrontEndNeeds(t *testing.T) {
+	needNPM(t, "mcp-server-everything", "@modelcontextprotocol/server-everything@2026.8.31")
 	a, root := newApp(t, "http://127.0.0.1:1", func(o *app.Options) {
+		o.Tools = nil
 		o.NewProvider = func(string, string) (agent.Provider, error) {
 			return replay.Parse("replay:test", []byte(`{"turns":[{"text":"hi"}]}`))
 		}
@@ -25,16 +28,17 @@ func TestSessionCarriesWhatAFrontEndNeeds(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer env.Close()
-	servers := []config.MCPServer{
-		{Name: "github", Transport: config.MCPStdio, Command: "gh-mcp", Args: []string{"--stdio"}, Env: map[string]string{"TOKEN": "x"}},
-		{Name: "docs", Transport: config.MCPHTTP, URL: "http://127.0.0.1:9/mcp", Headers: map[string]string{"Authorization": "Bearer y"}},
-	}
+	servers := config.MCPServers{"everything": {Command: []string{"mcp-server-everything"}, From: "the ACP client's mcpServers"}}
 	sess, err := env.NewSession(context.Background(), app.SessionOptions{Channel: "acp", MCPServers: servers})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !reflect.DeepEqual(sess.MCPServers, servers) {
-		t.Errorf("MCPServers = %+v, want %+v", sess.MCPServers, servers)
+	if got := sess.Settings.Config.MCP["everything"]; !reflect.DeepEqual(got, servers["everything"]) {
+		t.Errorf("settings MCP = %+v, want the front-end's server", sess.Settings.Config.MCP)
+	}
+	sess.Tools.Refresh(context.Background())
+	if _, ok := sess.Tools.Get("mcp_everything_echo"); !ok {
+		t.Error("the front-end's MCP server offers no tools")
 	}
 	if sess.Tools == nil {
 		t.Fatal("Session.Tools is nil")

@@ -32,7 +32,7 @@ func (e *Env) Settings(editor config.Config) (Settings, error) {
 // every ask is a deny), "Always allow" grants and the audit log to the
 // history store when it opens, audit failures to the log.
 func (e *Env) Gate(ctx context.Context, pol permission.Policy, asker permission.Asker, channel string) (*permission.Gate, error) {
-	opts := permission.Options{Policy: pol, Asker: asker, Channel: channel, Roots: e.ws.Roots}
+	opts := permission.Options{Policy: pol, Asker: asker, Channel: channel, Roots: e.ws.Roots, IsKnown: e.mcpKnown}
 	if st, err := e.Store(ctx); err == nil {
 		opts.Grants = storeGrants{St: st}
 		opts.OnDecision = auditDecision(st, e.ws.Roots, func(err error) { e.app.log.Warn("audit log", "error", err) })
@@ -43,22 +43,32 @@ func (e *Env) Gate(ctx context.Context, pol permission.Policy, asker permission.
 }
 
 // Registry is the tool set offered to the model, with the language
-// servers configured from cfg; with q (a person who can answer) it
-// includes question, which waits askTimeout as a permission ask does
-// (0: the default). The shell's job table is made once per environment,
-// so background jobs outlive a session but not the environment.
+// servers and the MCP servers configured from cfg (a test's Tools
+// option replaces both); with q (a person who can answer) it includes
+// question, which waits askTimeout as a permission ask does (0: the
+// default). The shell's job table is made once per environment, so
+// background jobs outlive a session but not the environment.
 func (e *Env) Registry(cfg config.Config, q tools.Questioner, askTimeout time.Duration) (*tools.Registry, error) {
 	var ts []tools.Tool
+	mcp := false
 	if f := e.app.opts.Tools; f != nil {
 		ts = f(e.ws)
 	} else {
 		e.lsp.Configure(e.LSPConfig(cfg))
 		ts = tools.DefaultTools(e.ws, e.shellEnv(), e.lsp)
+		mcp = true
 	}
 	if q != nil {
 		ts = append(ts, tools.NewQuestionTool(q, askTimeout))
 	}
-	return tools.NewRegistry(ts...)
+	reg, err := tools.NewRegistry(ts...)
+	if err != nil {
+		return nil, err
+	}
+	if src := e.mcpSource(cfg); mcp && src != nil {
+		reg.AddSource(src)
+	}
+	return reg, nil
 }
 
 // subagentRegistry is the tool set of the session's subagents:
@@ -135,10 +145,9 @@ type SessionOptions struct {
 	// means the tool is not offered.
 	Questioner tools.Questioner
 	// MCPServers are MCP servers the front-end was handed for this session
-	// (ACP's session/new and session/load mcpServers), for the MCP tool
-	// source beside the user's own. They are kept on the Session as given;
-	// until that source is merged no server is started from them.
-	MCPServers []config.MCPServer
+	// (ACP's session/new and session/load mcpServers). They join the
+	// settings' own `mcp` entries, over them, as the editor's settings do.
+	MCPServers config.MCPServers
 }
 
 // Session is a session with what the front-end needs beside it.
@@ -152,8 +161,6 @@ type Session struct {
 	// Tools is the tool set offered to the model, so a front-end can show
 	// a call by what its tool does (its capability).
 	Tools *tools.Registry
-	// MCPServers are the servers the front-end passed (SessionOptions).
-	MCPServers []config.MCPServer
 }
 
 // NewSession resolves the model, settings, gate and tools and makes a
@@ -177,6 +184,9 @@ func (e *Env) NewSession(ctx context.Context, so SessionOptions) (*Session, erro
 	gate, err := e.Gate(ctx, set.Policy, so.Asker, so.Channel)
 	if err != nil {
 		return nil, err
+	}
+	if len(so.MCPServers) > 0 {
+		set.Config = config.Merge(set.Config, config.Config{MCP: so.MCPServers})
 	}
 	reg, err := e.Registry(set.Config, so.Questioner, set.Policy.AskTimeout)
 	if err != nil {
@@ -209,7 +219,7 @@ func (e *Env) NewSession(ctx context.Context, so SessionOptions) (*Session, erro
 		Restored:             restored,
 		Subagents:            subs,
 	})
-	return &Session{Session: sess, Gate: gate, Settings: set, Tools: reg, MCPServers: so.MCPServers}, nil
+	return &Session{Session: sess, Gate: gate, Settings: set, Tools: reg}, nil
 }
 
 // Provider builds the provider for spec with the settings' providers;

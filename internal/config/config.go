@@ -53,6 +53,10 @@ type Config struct {
 	// AutoLSP adds the built-in servers whose program is on PATH; nil
 	// means true.
 	AutoLSP *bool `json:"auto_lsp,omitempty"`
+	// MCP names the MCP servers whose tools the agent gets (config/mcp.go).
+	// Only the user file, the editor and trusted workspace files (and
+	// their .mcp.json) may set it: a server is a program agentls runs.
+	MCP MCPServers `json:"mcp,omitempty"`
 }
 
 // Provider overrides where a provider is reached and how.
@@ -196,6 +200,7 @@ func Parse(name string, data []byte) (Config, error) {
 	if err := validateLSP(c); err != nil {
 		return Config{}, fmt.Errorf("config %s: %w", name, err)
 	}
+	c.MCP.fromSource(name, "")
 	return c, nil
 }
 
@@ -225,6 +230,9 @@ func Merge(base, over Config) Config {
 	}
 	if over.AutoLSP != nil {
 		base.AutoLSP = ptr(*over.AutoLSP)
+	}
+	if len(over.MCP) > 0 {
+		base.MCP = mergeMCP(base.MCP, over.MCP)
 	}
 	if len(over.Providers) > 0 {
 		// A fresh map: writing into base.Providers would change the

@@ -82,6 +82,7 @@ func (c Config) Validate() error {
 			errs = append(errs, err)
 		}
 	}
+	errs = append(errs, validateMCP(c.MCP)...)
 	for _, name := range slices.Sorted(mapKeys(c.Providers)) {
 		p := c.Providers[name]
 		if p.Type != "" && p.Type != ProviderOpenAI && p.Type != ProviderAnthropic {

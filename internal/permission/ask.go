@@ -60,6 +60,9 @@ func (g *Gate) question(r *Request, v verdict) Question {
 	if !session && r.NoGrant != "" && !v.noGrant {
 		q.Message += "\n(not offered: Allow for session — " + r.NoGrant + ")"
 	}
+	if session && !always && r.NoAlways != "" {
+		q.Message += "\n(not offered: Always allow — " + r.NoAlways + ")"
+	}
 	q.Choices = append(q.Choices, Choice{Answer: AnswerDeny, Title: "Deny"})
 	return q
 }

@@ -36,6 +36,10 @@ type Options struct {
 	// Known adds capabilities to BuiltinCapabilities: known capabilities
 	// without a rule ask instead of being denied.
 	Known []Capability
+	// IsKnown, when set, is asked about capabilities neither built in nor
+	// in Known: a tool source whose tools change while a session runs
+	// (MCP servers) answers for the tools it offers now.
+	IsKnown func(Capability) bool
 }
 
 // Gate judges every tool call. It is safe for concurrent use; asks are
@@ -53,6 +57,7 @@ type Gate struct {
 	inspectTimeout time.Duration
 	roots          func() []string
 	known          map[Capability]bool
+	isKnownFunc    func(Capability) bool
 	slots          []inspectorSlot
 	knowAll        bool // legacy: every valid capability is known
 	seed           maphash.Seed
@@ -91,7 +96,7 @@ func newGate(pol *compiled, o Options) *Gate {
 	g := &Gate{
 		pol: pol, asker: o.Asker, channel: o.Channel, onEvent: o.OnDecision, grants: o.Grants,
 		adversary: o.Adversary, inspectTimeout: o.InspectTimeout, roots: o.Roots,
-		known: map[Capability]bool{}, seed: maphash.MakeSeed(),
+		known: map[Capability]bool{}, isKnownFunc: o.IsKnown, seed: maphash.MakeSeed(),
 		askSlot: make(chan struct{}, 1), sessions: map[string]*sessionState{}, pending: map[string]*pendingAsk{},
 	}
 	g.mode.Store(pol.mode)
@@ -185,7 +190,7 @@ func (g *Gate) rootList() []string {
 
 // isKnown reports whether a capability may reach the ask by default.
 func (g *Gate) isKnown(c Capability) bool {
-	return g.knowAll || g.known[c] || g.pol.rules.covers(c) || g.pol.askAlways.covers(c)
+	return g.knowAll || g.known[c] || g.isKnownFunc != nil && g.isKnownFunc(c) || g.pol.rules.covers(c) || g.pol.askAlways.covers(c)
 }
 
 // callID identifies "the same call" for the repetition inspector.

@@ -56,6 +56,20 @@ type Request struct {
 	// Summary is the human sentence shown when asking, e.g.
 	// "agentls wants to run `go test ./...` in internal/".
 	Summary string `json:"summary,omitempty"`
+	// OpenWorld is the tool's word that the call may reach services
+	// outside this machine (an MCP tool whose server does not mark it
+	// closed-world); the egress inspector asks for it, read-only or not.
+	OpenWorld bool `json:"open_world,omitempty"`
+	// WholeTool makes a call that names no paths and runs no command
+	// grantable as a whole: "Allow for session" and "Always allow" then
+	// cover every later call of the same tool (an MCP tool, whose
+	// arguments the gate cannot read). False leaves such calls
+	// ungrantable.
+	WholeTool bool `json:"whole_tool,omitempty"`
+	// NoAlways says why "Always allow" is not offered for this call (an
+	// MCP tool its server marks destructive); the question shows it, and a
+	// stored grant does not cover the call. A session grant may still be.
+	NoAlways string `json:"no_always,omitempty"`
 }
 
 // HookVerdict is the aggregated PreToolUse hook outcome. Decision "" means
