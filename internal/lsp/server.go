@@ -69,6 +69,7 @@ type Server struct {
 	session  *agent.Session
 	gate     *permission.Gate
 	pending  map[string]permission.Question
+	approved map[string]permission.Answer // out-of-band answers not yet reported (agentls/askDone)
 	trust    trustState
 	turns    map[string]*turnReporter // running turns by progress token
 	inflight map[string]context.CancelFunc
