@@ -5,6 +5,7 @@
 package fake
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -29,6 +30,11 @@ type Options struct {
 	// Capabilities is the client capabilities object; nil means a client
 	// like VS Code's (work-done progress, showMessage, documentChanges).
 	Capabilities any
+	// Settings, when set, answers workspace/configuration for the
+	// "agentls" section (read at each call).
+	Settings func() any
+	// ClientName is clientInfo.name; empty means "fake".
+	ClientName string
 	// InitOptions is sent as initializationOptions.
 	InitOptions any
 	// Server configures the server under test (its composition root).
@@ -316,6 +322,11 @@ func (e *Editor) dispatch(ctx context.Context, reply jsonrpc2.Replier, req jsonr
 			return reply(ctx, map[string]any{"answer": nil}, nil)
 		}
 		return reply(ctx, map[string]any{"answer": text, "chosen": chosen}, nil)
+	case "workspace/configuration":
+		if e.opts.Settings == nil {
+			return reply(ctx, nil, jsonrpc2.Errorf(jsonrpc2.MethodNotFound, "fake editor: no settings"))
+		}
+		return reply(ctx, []any{e.opts.Settings()}, nil)
 	case "window/showDocument":
 		return reply(ctx, map[string]any{"success": true}, nil)
 	case "window/showMessageRequest":
@@ -366,7 +377,7 @@ func (e *Editor) Initialize(ctx context.Context) (json.RawMessage, error) {
 	}
 	params := map[string]any{
 		"processId":        nil,
-		"clientInfo":       map[string]string{"name": "fake", "version": "1"},
+		"clientInfo":       map[string]string{"name": cmp.Or(e.opts.ClientName, "fake"), "version": "1"},
 		"capabilities":     e.opts.Capabilities,
 		"workspaceFolders": folders,
 	}
