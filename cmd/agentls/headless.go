@@ -31,7 +31,7 @@ func newApp(log *slog.Logger, f appFlags) (*app.App, config.Dirs, error) {
 	user, err := config.Load(dirs.File())
 	a := app.New(app.Options{
 		Log: log, Config: user, ConfigPath: dirs.File(), StateDir: dirs.State, DataDir: dirs.Data,
-		ModelFlag: f.model, ModeFlag: f.mode, Yolo: f.yolo,
+		ModelFlag: f.model, ModeFlag: f.mode, Yolo: f.yolo, Version: Version,
 	})
 	return a, dirs, err
 }

@@ -2,6 +2,7 @@
 // editor, and the same agent headless for scripts and CI.
 //
 //	agentls serve [--stdio]     language server on stdin/stdout
+//	agentls acp                 Agent Client Protocol agent on stdin/stdout
 //	agentls run PROMPT          one headless turn
 //	agentls trust [DIR]         trust a workspace folder (untrust, trust --list)
 //	agentls version
@@ -13,16 +14,38 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"runtime/debug"
 	"syscall"
 )
 
-// Version is set at build time with -ldflags "-X main.Version=…".
-var Version = "0.1.0-dev"
+// Version is set at build time with -ldflags "-X main.Version=…"
+// (scripts/release does); unset, it is the module version the go command
+// recorded (`go install github.com/agentls/agentls/cmd/agentls@v1.2.3`:
+// v1.2.3), else 0.1.0-dev.
+var Version string
+
+func init() {
+	if Version == "" {
+		info, _ := debug.ReadBuildInfo()
+		Version = moduleVersion(info)
+	}
+}
+
+// moduleVersion is the main module's version in info, or 0.1.0-dev when
+// the go command recorded none (a build outside a module cache or VCS
+// checkout: "(devel)").
+func moduleVersion(info *debug.BuildInfo) string {
+	if info == nil || info.Main.Version == "" || info.Main.Version == "(devel)" {
+		return "0.1.0-dev"
+	}
+	return info.Main.Version
+}
 
 const usage = `agentls — a coding agent as a language server.
 
 Usage:
   agentls serve [--stdio] [flags]   run the language server on stdin/stdout
+  agentls acp [flags]               run as an Agent Client Protocol agent (Zed, JetBrains, …)
   agentls run [flags] PROMPT        run one agent turn headless
   agentls sessions [list|show ID|export ID|delete ID]
                                     the workspace's stored sessions (run --continue resumes)
@@ -54,6 +77,8 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	switch args[0] {
 	case "serve":
 		return cmdServe(ctx, args[1:], stdin, stdout, stderr)
+	case "acp":
+		return cmdACP(ctx, args[1:], stdin, stdout, stderr)
 	case "run":
 		return cmdRun(ctx, args[1:], stdin, stdout, stderr)
 	case "permission":

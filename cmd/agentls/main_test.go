@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"runtime/debug"
 	"strings"
 	"testing"
 )
@@ -105,6 +106,25 @@ func TestHelpAndVersion(t *testing.T) {
 	code, out, _ := runCLI(t, "version")
 	if code != 0 || !strings.HasPrefix(out, "agentls ") {
 		t.Errorf("version: %d %q", code, out)
+	}
+}
+
+// Without -X main.Version, `agentls version` is the module version the go
+// command recorded: a `go install …@v1.2.3` says v1.2.3.
+func TestModuleVersion(t *testing.T) {
+	for _, c := range []struct{ recorded, want string }{
+		{"v1.2.3", "v1.2.3"},
+		{"v0.0.0-20260102030405-abcdef123456+dirty", "v0.0.0-20260102030405-abcdef123456+dirty"},
+		{"(devel)", "0.1.0-dev"},
+		{"", "0.1.0-dev"},
+	} {
+		info := &debug.BuildInfo{Main: debug.Module{Path: "github.com/agentls/agentls", Version: c.recorded}}
+		if got := moduleVersion(info); got != c.want {
+			t.Errorf("module version %q: agentls version %q, want %q", c.recorded, got, c.want)
+		}
+	}
+	if got := moduleVersion(nil); got != "0.1.0-dev" {
+		t.Errorf("no build info: %q", got)
 	}
 }
 

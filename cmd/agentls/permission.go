@@ -88,6 +88,9 @@ func cmdExplain(ctx context.Context, args []string, stdout, stderr io.Writer) in
 	if err != nil {
 		return bad(err)
 	}
+	for _, n := range reg.Refresh(ctx) { // the MCP servers' tools
+		fmt.Fprintln(stderr, "agentls permission explain:", n)
+	}
 	t, ok := reg.Get(*tool)
 	if !ok {
 		var names []string

@@ -2,15 +2,12 @@ package main
 
 import (
 	"context"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
-	"log/slog"
 	"os"
 	"path/filepath"
 
-	"github.com/agentls/agentls/internal/config"
 	"github.com/agentls/agentls/internal/lsp"
 )
 
@@ -22,35 +19,14 @@ func cmdServe(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 		fs.PrintDefaults()
 	}
 	fs.Bool("stdio", true, "use stdin/stdout (the only transport; accepted for editors that pass it)")
-	model := fs.String("model", "", "model as provider:model (overrides the editor, AGENTLS_MODEL and the config file)")
-	mode := fs.String("mode", "", "permission mode: chat, approve, smart or auto")
-	yolo := fs.Bool("yolo", false, "auto mode: run every call that is not hard-blocked without asking")
-	logFile := fs.String("log-file", "", "log file (default: agentls.log in the user's state dir)")
-	verbose := fs.Bool("verbose", false, "log debug messages")
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return 0
-		}
-		return 2
+	flags := addEditorFlags(fs, "model as provider:model (overrides the editor, AGENTLS_MODEL and the config file)", "permission mode: chat, approve, smart or auto")
+	if code, done := parseEditorArgs(fs, args); done {
+		return code
 	}
-	if fs.NArg() > 0 {
-		fmt.Fprintf(stderr, "agentls serve: unexpected argument %q\n", fs.Arg(0))
-		return 2
-	}
-	dirs, err := config.UserDirs()
-	if err != nil {
-		fmt.Fprintln(stderr, "agentls:", err)
-		return 1
-	}
-	// The editor shows the server's stderr in its log: everything goes
-	// there and to the log file.
-	log, closeLog := newLogger(dirs, *logFile, *verbose, stderr, slog.LevelDebug)
+	a, log, closeLog, ok := openEditorApp(stderr, flags)
 	defer closeLog()
-	a, _, err := newApp(log, appFlags{model: *model, mode: *mode, yolo: *yolo})
-	if err != nil {
-		// A broken config file must not stop the editor's server: log it
-		// and go on with defaults; asks will say what is missing.
-		log.Error("config file ignored", "error", err)
+	if !ok {
+		return 1
 	}
 	code := lsp.Serve(ctx, stdio{stdin, stdout}, lsp.Options{Name: "agentls", Version: Version, App: a})
 	log.Info("exit", "code", code)

@@ -78,7 +78,14 @@ type pluginRecord struct {
 		Title string `json:"title"`
 	} `json:"result"`
 
-	// plugin_help.lua
+	// plugin_binary.lua
+	Messages    []string    `json:"messages"`
+	FoundBefore pluginFound `json:"found_before"`
+	FoundAfter  pluginFound `json:"found_after"`
+	Checkout    string      `json:"checkout"`
+	ClientCmd   []string    `json:"client_cmd"`
+
+	// plugin_help.lua, plugin_binary.lua
 	Health []string `json:"health"`
 	Help   []struct {
 		Tag   string `json:"tag"`
@@ -98,14 +105,22 @@ type pluginSelect struct {
 	Status string   `json:"status"` // require('agentls').status() during the ask
 }
 
+// pluginFound is what require('agentls.binary').find() returned.
+type pluginFound struct {
+	Path   string   `json:"path"`
+	From   string   `json:"from"`
+	Looked []string `json:"looked"`
+}
+
 // pluginRun is one headless Neovim run of a plugin scenario.
 type pluginRun struct {
-	t      *testing.T
-	dir    string // home, XDG dirs, result
-	root   string // the workspace, Neovim's working directory
-	env    map[string]string
-	rec    pluginRecord
-	output bytes.Buffer
+	t       *testing.T
+	dir     string // home, XDG dirs, result
+	root    string // the workspace, Neovim's working directory
+	env     map[string]string
+	timeout time.Duration // of the run; 0: pluginTimeout
+	rec     pluginRecord
+	output  bytes.Buffer
 }
 
 func newPluginRun(t *testing.T, files map[string]string) *pluginRun {
@@ -175,7 +190,11 @@ func (r *pluginRun) nvim(scenario string) *pluginRecord {
 	for k, v := range r.env {
 		env[k] = v
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), pluginTimeout)
+	timeout := pluginTimeout
+	if r.timeout > 0 {
+		timeout = r.timeout
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), timeout)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, nvim, "--headless", "-u", abs(filepath.Join("test", "plugin_init.lua")),
 		"-i", "NONE", "-n", "-c", "luafile "+vimEscape(abs(filepath.Join("test", scenario))))
@@ -196,7 +215,7 @@ func (r *pluginRun) nvim(scenario string) *pluginRecord {
 	}
 	switch {
 	case ctx.Err() != nil:
-		r.fail("nvim did not finish within %v", pluginTimeout)
+		r.fail("nvim did not finish within %v", timeout)
 	case r.rec.Error != "":
 		r.fail("Lua scenario failed: %s", r.rec.Error)
 	case runErr != nil:
@@ -570,7 +589,8 @@ func TestNvimPluginHelp(t *testing.T) {
 		t.Fatal(err)
 	}
 	tags := []string{"agentls", "agentls.txt", "agentls-setup", ":AgentAsk", ":AgentCancel", ":AgentRevert",
-		":AgentLog", "agentls.status()", "agentls-asks", "agentls-saving"}
+		":AgentLog", "agentls.status()", "agentls-asks", "agentls-saving", "agentls-install", "agentls-binary",
+		":AgentInstall", "agentls.install()"}
 	r.env["AGENTLS_PLUGIN_DOC"] = doc
 	r.env["AGENTLS_PLUGIN_TAGS"] = strings.Join(tags, ",")
 	r.env["AGENTLS_E2E_MODEL"] = "replay:none.json"

@@ -11,6 +11,7 @@ import (
 	"github.com/agentls/agentls/internal/agent"
 	"github.com/agentls/agentls/internal/agent/openai"
 	"github.com/agentls/agentls/internal/agent/openai/openaitest"
+	"github.com/agentls/agentls/internal/agent/remote"
 	"github.com/agentls/agentls/internal/benchpair"
 	"github.com/agentls/agentls/internal/permission"
 	"github.com/agentls/agentls/internal/tools"
@@ -47,7 +48,7 @@ func BenchmarkCompaction(b *testing.B) {
 		return openaitest.Reply{Parts: []string{"ok"}}
 	})
 	defer srv.Close()
-	prov, err := openai.New(openai.Config{BaseURL: srv.URL, Model: "m"})
+	prov, err := openai.New(openai.Config{Endpoint: remote.Endpoint{BaseURL: srv.URL, Model: "m"}})
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -30,6 +30,9 @@ type Message struct {
 	ToolCallID string `json:"tool_call_id,omitempty"`
 	// Name is the tool's name on a tool message.
 	Name string `json:"name,omitempty"`
+	// IsError marks a tool message whose call failed, for providers that
+	// flag failed results to the model (Anthropic's is_error).
+	IsError bool `json:"is_error,omitempty"`
 	// Thinking is an assistant message's reasoning, kept for providers
 	// that require it back in the conversation (Anthropic's signed
 	// thinking blocks).
@@ -136,7 +139,8 @@ type Windowed interface {
 }
 
 // Provider reaches a model. Implementations: OpenAI-compatible chat
-// completions and the replay script.
+// completions (openai), Anthropic's Messages API (anthropic) and the
+// replay script.
 type Provider interface {
 	// Complete sends req and returns the whole answer; s receives what is
 	// streamed as it arrives. Errors must say what the user can fix (key,

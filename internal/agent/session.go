@@ -257,12 +257,6 @@ func (s *Session) run(ctx context.Context, t *Turn, prompt string, emit func(Eve
 		return end(*blocked)
 	}
 	s.appendHistory(Message{Role: RoleUser, Content: prompt})
-	// In chat mode no tool may run: offering none keeps the model from
-	// planning around calls that would only be skipped.
-	var defs []ToolDef
-	if s.cfg.Gate.Mode() != permission.ModeChat {
-		defs = s.toolDefs()
-	}
 	last := ""
 	stops := s.newStopLimit()
 	for step := 0; ; step++ {
@@ -272,6 +266,16 @@ func (s *Session) run(ctx context.Context, t *Turn, prompt string, emit func(Eve
 		}
 		if ctx.Err() != nil {
 			return end(Result{Reason: ReasonCancelled, Text: last})
+		}
+		// In chat mode no tool may run: offering none keeps the model from
+		// planning around calls that would only be skipped. Otherwise the
+		// tools are read at every step: a source's (MCP servers) change.
+		var defs []ToolDef
+		if s.cfg.Gate.Mode() != permission.ModeChat {
+			for _, n := range s.cfg.Tools.Refresh(ctx) {
+				send(Event{Type: EventWarning, Message: n})
+			}
+			defs = s.toolDefs()
 		}
 		resp, err := s.call(ctx, t, Request{System: s.cfg.System, Tools: defs}, send)
 		if err != nil {
@@ -303,7 +307,7 @@ func (s *Session) run(ctx context.Context, t *Turn, prompt string, emit func(Eve
 			if res.Todos != nil {
 				s.setTodos(res.Todos, send)
 			}
-			s.appendHistory(Message{Role: RoleTool, ToolCallID: call.ID, Name: call.Name, Content: res.Content})
+			s.appendHistory(Message{Role: RoleTool, ToolCallID: call.ID, Name: call.Name, Content: res.Content, IsError: res.IsError})
 			if ctx.Err() != nil {
 				reason = ReasonCancelled
 			}
@@ -436,6 +440,7 @@ func (s *Session) execute(ctx context.Context, t *Turn, call ToolCall, send func
 		}
 		return tools.Errorf("permission denied (%s): %s", d.Source, d.Reason), ""
 	}
+	tc.Revised = d.Revision
 	out, err := tool.Run(ctx, tc)
 	if err != nil {
 		if ctx.Err() != nil {

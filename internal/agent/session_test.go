@@ -17,6 +17,7 @@ import (
 
 	"github.com/agentls/agentls/internal/agent"
 	"github.com/agentls/agentls/internal/agent/hooks"
+	"github.com/agentls/agentls/internal/agent/providertest"
 	"github.com/agentls/agentls/internal/agent/replay"
 	"github.com/agentls/agentls/internal/permission"
 	"github.com/agentls/agentls/internal/tools"
@@ -276,22 +277,12 @@ func newFixture(t *testing.T, su setup) *fixture {
 func (f *fixture) runTurn(t *testing.T, prompt string) (agent.Result, *recorder) {
 	t.Helper()
 	rec := &recorder{}
-	turn, err := f.sess.Start(context.Background(), prompt, rec.emit)
-	if err != nil {
-		t.Fatalf("Start: %v", err)
-	}
-	return wait(t, turn), rec
+	return providertest.RunTurn(t, f.sess, prompt, rec.emit), rec
 }
 
 func wait(t *testing.T, turn *agent.Turn) agent.Result {
 	t.Helper()
-	select {
-	case <-turn.Done():
-		return turn.Wait()
-	case <-time.After(waitLimit):
-		t.Fatalf("turn %s did not end within %v", turn.ID, waitLimit)
-		return agent.Result{}
-	}
+	return providertest.Wait(t, turn)
 }
 
 // toolMsg is the history entry answering call id.
@@ -474,6 +465,11 @@ func TestToolCallsExecutedAndFedBack(t *testing.T) {
 		toolMsg("c2", "echo", "echo ran on b.go"),
 	})
 	checkAnswered(t, reqs[1].Messages)
+	for _, m := range reqs[1].Messages[2:] {
+		if m.IsError {
+			t.Errorf("successful result %+v is marked IsError", m)
+		}
+	}
 }
 
 // TestToolErrorsContinueTurn: calls the model can fix become error results
@@ -560,6 +556,9 @@ func TestToolErrorsContinueTurn(t *testing.T) {
 				{Role: agent.RoleAssistant, ToolCalls: []agent.ToolCall{tt.call}},
 				toolMsg("c1", tt.call.Name, content),
 			})
+			if m := reqs[1].Messages[2]; !m.IsError {
+				t.Errorf("tool message %+v is not marked IsError, so providers cannot flag it", m)
+			}
 		})
 	}
 }

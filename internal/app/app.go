@@ -23,6 +23,7 @@ import (
 	"github.com/agentls/agentls/internal/agent/store"
 	"github.com/agentls/agentls/internal/config"
 	"github.com/agentls/agentls/internal/lsp/client"
+	"github.com/agentls/agentls/internal/mcp"
 	"github.com/agentls/agentls/internal/tools"
 )
 
@@ -54,10 +55,12 @@ type Options struct {
 	// providers.
 	NewProvider func(spec, dir string) (agent.Provider, error)
 	// Tools returns the tools offered to the model; nil means the
-	// built-in set. SubagentTools are a subagent's; nil means the
-	// built-in read-only set.
+	// built-in set and the MCP servers' tools. SubagentTools are a
+	// subagent's; nil means the built-in read-only set.
 	Tools         func(ws *tools.Workspace) []tools.Tool
 	SubagentTools func(ws *tools.Workspace) []tools.Tool
+	// Version is agentls's version, told to MCP servers.
+	Version string
 }
 
 // App makes workspace environments for front-ends.
@@ -112,6 +115,7 @@ type Env struct {
 	history *agent.History
 	trusted []string // folders trusted during this environment's life
 	editor  config.Config
+	mcp     *mcp.Manager // made at the first session that names a server (mcp.go)
 }
 
 // Open makes the environment for a front-end. Nothing is started: the
@@ -169,7 +173,7 @@ func (e *Env) StateDir() string {
 }
 
 // Close ends what the environment left running (background jobs,
-// language servers) and closes the history database and the folders.
+// language servers, MCP servers) and closes the history database and the folders.
 // Errors are logged: a front-end closing down has no one to tell.
 func (e *Env) Close() {
 	e.mu.Lock()
@@ -182,6 +186,7 @@ func (e *Env) Close() {
 		}
 	}
 	e.lsp.Shutdown(context.Background())
+	e.closeMCP()
 	if st != nil {
 		if err := st.Close(); err != nil {
 			e.app.log.Warn("close history", "error", err)

@@ -32,7 +32,7 @@ func (e *Env) Settings(editor config.Config) (Settings, error) {
 // every ask is a deny), "Always allow" grants and the audit log to the
 // history store when it opens, audit failures to the log.
 func (e *Env) Gate(ctx context.Context, pol permission.Policy, asker permission.Asker, channel string) (*permission.Gate, error) {
-	opts := permission.Options{Policy: pol, Asker: asker, Channel: channel, Roots: e.ws.Roots}
+	opts := permission.Options{Policy: pol, Asker: asker, Channel: channel, Roots: e.ws.Roots, IsKnown: e.mcpKnown}
 	if st, err := e.Store(ctx); err == nil {
 		opts.Grants = storeGrants{St: st}
 		opts.OnDecision = auditDecision(st, e.ws.Roots, func(err error) { e.app.log.Warn("audit log", "error", err) })
@@ -43,22 +43,32 @@ func (e *Env) Gate(ctx context.Context, pol permission.Policy, asker permission.
 }
 
 // Registry is the tool set offered to the model, with the language
-// servers configured from cfg; with q (a person who can answer) it
-// includes question, which waits askTimeout as a permission ask does
-// (0: the default). The shell's job table is made once per environment,
-// so background jobs outlive a session but not the environment.
+// servers and the MCP servers configured from cfg (a test's Tools
+// option replaces both); with q (a person who can answer) it includes
+// question, which waits askTimeout as a permission ask does (0: the
+// default). The shell's job table is made once per environment, so
+// background jobs outlive a session but not the environment.
 func (e *Env) Registry(cfg config.Config, q tools.Questioner, askTimeout time.Duration) (*tools.Registry, error) {
 	var ts []tools.Tool
+	mcp := false
 	if f := e.app.opts.Tools; f != nil {
 		ts = f(e.ws)
 	} else {
 		e.lsp.Configure(e.LSPConfig(cfg))
 		ts = tools.DefaultTools(e.ws, e.shellEnv(), e.lsp)
+		mcp = true
 	}
 	if q != nil {
 		ts = append(ts, tools.NewQuestionTool(q, askTimeout))
 	}
-	return tools.NewRegistry(ts...)
+	reg, err := tools.NewRegistry(ts...)
+	if err != nil {
+		return nil, err
+	}
+	if src := e.mcpSource(cfg); mcp && src != nil {
+		reg.AddSource(src)
+	}
+	return reg, nil
 }
 
 // subagentRegistry is the tool set of the session's subagents:
@@ -134,6 +144,10 @@ type SessionOptions struct {
 	// Questioner reaches the person for the question tool; nil (headless)
 	// means the tool is not offered.
 	Questioner tools.Questioner
+	// MCPServers are MCP servers the front-end was handed for this session
+	// (ACP's session/new and session/load mcpServers). They join the
+	// settings' own `mcp` entries, over them, as the editor's settings do.
+	MCPServers config.MCPServers
 }
 
 // Session is a session with what the front-end needs beside it.
@@ -144,6 +158,9 @@ type Session struct {
 	// Settings are what the session was resolved with; Warnings are for
 	// the person, once.
 	Settings Settings
+	// Tools is the tool set offered to the model, so a front-end can show
+	// a call by what its tool does (its capability).
+	Tools *tools.Registry
 }
 
 // NewSession resolves the model, settings, gate and tools and makes a
@@ -167,6 +184,9 @@ func (e *Env) NewSession(ctx context.Context, so SessionOptions) (*Session, erro
 	gate, err := e.Gate(ctx, set.Policy, so.Asker, so.Channel)
 	if err != nil {
 		return nil, err
+	}
+	if len(so.MCPServers) > 0 {
+		set.Config = config.Merge(set.Config, config.Config{MCP: so.MCPServers})
 	}
 	reg, err := e.Registry(set.Config, so.Questioner, set.Policy.AskTimeout)
 	if err != nil {
@@ -199,7 +219,7 @@ func (e *Env) NewSession(ctx context.Context, so SessionOptions) (*Session, erro
 		Restored:             restored,
 		Subagents:            subs,
 	})
-	return &Session{Session: sess, Gate: gate, Settings: set}, nil
+	return &Session{Session: sess, Gate: gate, Settings: set, Tools: reg}, nil
 }
 
 // Provider builds the provider for spec with the settings' providers;
@@ -224,7 +244,13 @@ func (e *Env) ModelSpec(frontend ...model.Source) (string, error) {
 	if o.ConfigPath != "" {
 		cfgName = "\"model\" in " + o.ConfigPath
 	}
-	sources := append([]model.Source{{Name: "--model", Value: o.ModelFlag}}, frontend...)
+	// A front-end's own place comes first in the message; the flag is
+	// named only when it is set or when no front-end has a place.
+	var sources []model.Source
+	if o.ModelFlag != "" || len(frontend) == 0 {
+		sources = append(sources, model.Source{Name: "--model", Value: o.ModelFlag})
+	}
+	sources = append(sources, frontend...)
 	sources = append(sources,
 		model.Source{Name: "the AGENTLS_MODEL environment variable", Value: o.Getenv("AGENTLS_MODEL")},
 		model.Source{Name: cfgName, Value: o.Config.Model})

@@ -53,23 +53,81 @@ type Config struct {
 	// AutoLSP adds the built-in servers whose program is on PATH; nil
 	// means true.
 	AutoLSP *bool `json:"auto_lsp,omitempty"`
+	// MCP names the MCP servers whose tools the agent gets (config/mcp.go).
+	// Only the user file, the editor and trusted workspace files (and
+	// their .mcp.json) may set it: a server is a program agentls runs.
+	MCP MCPServers `json:"mcp,omitempty"`
 }
 
-// Provider overrides where a provider is reached.
+// Provider overrides where a provider is reached and how.
 type Provider struct {
+	// Type is the API the provider speaks: ProviderOpenAI
+	// (OpenAI-compatible chat completions, the default for a name agentls
+	// does not know) or ProviderAnthropic (the Messages API).
+	Type    string `json:"type,omitempty"`
 	BaseURL string `json:"base_url,omitempty"`
 	// APIKeyEnv names the environment variable holding the key.
 	APIKeyEnv string `json:"api_key_env,omitempty"`
 	// ContextWindow is the context window, in tokens, of this provider's
 	// models (compaction keeps requests under it); 0 means known defaults.
 	ContextWindow int `json:"context_window,omitempty"`
-	// Models sets limits per model name, over ContextWindow.
+	// Thinking is extended thinking for the models of an Anthropic
+	// provider: off or a budget in tokens; unset means off.
+	Thinking Thinking `json:"thinking,omitempty"`
+	// Models sets limits per model name, over ContextWindow and Thinking.
 	Models map[string]ModelLimits `json:"models,omitempty"`
 }
 
+// Provider types (Provider.Type).
+const (
+	ProviderOpenAI    = "openai"
+	ProviderAnthropic = "anthropic"
+)
+
 // ModelLimits are one model's settings under a provider.
 type ModelLimits struct {
-	ContextWindow int `json:"context_window,omitempty"`
+	ContextWindow int      `json:"context_window,omitempty"`
+	Thinking      Thinking `json:"thinking,omitempty"`
+}
+
+// Thinking is a thinking setting: 0 is unset, ThinkingOff turns thinking
+// off (over a lower source's budget), a positive value is a budget in
+// tokens. In JSON it is "off" or a whole number.
+type Thinking int
+
+// ThinkingOff is the setting "off".
+const ThinkingOff Thinking = -1
+
+// MinThinkingBudget is the smallest budget Anthropic accepts.
+const MinThinkingBudget = 1024
+
+// Budget is the budget in tokens, 0 when off or unset.
+func (t Thinking) Budget() int { return max(int(t), 0) }
+
+// UnmarshalJSON reads "off" or a whole number of tokens.
+func (t *Thinking) UnmarshalJSON(b []byte) error {
+	var s string
+	if json.Unmarshal(b, &s) == nil {
+		if s != "off" {
+			return fmt.Errorf("thinking %q: use \"off\" or a budget in tokens such as 8000", s)
+		}
+		*t = ThinkingOff
+		return nil
+	}
+	var n int
+	if err := json.Unmarshal(b, &n); err != nil || n < 0 {
+		return fmt.Errorf("thinking %s: use \"off\" or a budget in tokens such as 8000", b)
+	}
+	*t = Thinking(n)
+	return nil
+}
+
+// MarshalJSON writes "off" or the budget.
+func (t Thinking) MarshalJSON() ([]byte, error) {
+	if t < 0 {
+		return []byte(`"off"`), nil
+	}
+	return json.Marshal(int(t))
 }
 
 // Dirs are the per-user folders agentls uses.
@@ -142,6 +200,7 @@ func Parse(name string, data []byte) (Config, error) {
 	if err := validateLSP(c); err != nil {
 		return Config{}, fmt.Errorf("config %s: %w", name, err)
 	}
+	c.MCP.fromSource(name, "")
 	return c, nil
 }
 
@@ -172,6 +231,9 @@ func Merge(base, over Config) Config {
 	if over.AutoLSP != nil {
 		base.AutoLSP = ptr(*over.AutoLSP)
 	}
+	if len(over.MCP) > 0 {
+		base.MCP = mergeMCP(base.MCP, over.MCP)
+	}
 	if len(over.Providers) > 0 {
 		// A fresh map: writing into base.Providers would change the
 		// caller's base config, whose map this copy shares.
@@ -179,6 +241,12 @@ func Merge(base, over Config) Config {
 		maps.Copy(merged, base.Providers)
 		for k, v := range over.Providers {
 			p := merged[k]
+			if v.Type != "" {
+				p.Type = v.Type
+			}
+			if v.Thinking != 0 {
+				p.Thinking = v.Thinking
+			}
 			if v.BaseURL != "" {
 				p.BaseURL = v.BaseURL
 			}

@@ -46,6 +46,21 @@ func TestParse(t *testing.T) {
 				TrustedWorkspaces: []string{"/abs/path"},
 			},
 		},
+		{
+			name: "anthropic providers",
+			data: `{"providers":{"anthropic":{"thinking":8000,"models":{"claude-haiku-4-5":{"thinking":"off"}}},
+				"gateway":{"type":"anthropic","base_url":"http://gw:4000","thinking":"off"},"lm":{"type":"openai","base_url":"http://lm/v1"}}}`,
+			want: config.Config{Providers: map[string]config.Provider{
+				"anthropic": {Thinking: 8000, Models: map[string]config.ModelLimits{"claude-haiku-4-5": {Thinking: config.ThinkingOff}}},
+				"gateway":   {Type: "anthropic", BaseURL: "http://gw:4000", Thinking: config.ThinkingOff},
+				"lm":        {Type: "openai", BaseURL: "http://lm/v1"},
+			}},
+		},
+		{name: "bad provider type", data: `{"providers":{"x":{"type":"gemini","base_url":"http://x"}}}`, errPart: []string{"providers.x.type", `"gemini"`, `"openai"`, `"anthropic"`}},
+		{name: "thinking budget too small", data: `{"providers":{"anthropic":{"thinking":500}}}`, errPart: []string{"providers.anthropic.thinking is 500", "at least 1024", `"off"`}},
+		{name: "model thinking budget too small", data: `{"providers":{"anthropic":{"models":{"m":{"thinking":10}}}}}`, errPart: []string{`providers.anthropic.models["m"].thinking is 10`}},
+		{name: "thinking word", data: `{"providers":{"anthropic":{"thinking":"on"}}}`, errPart: []string{`thinking "on"`, `"off" or a budget in tokens`}},
+		{name: "thinking negative", data: `{"providers":{"anthropic":{"thinking":-5}}}`, errPart: []string{`thinking -5`}},
 		{name: "empty object", data: `{}`, want: config.Config{}},
 		{name: "bad mode", data: `{"permissions":{"mode":"yolo"}}`, errPart: []string{"cfg.json", "permissions.mode", `"yolo"`, "approve"}},
 		{name: "bad rule value", data: `{"permissions":{"rules":{"fs.edit":"yes"}}}`, errPart: []string{"cfg.json", `permissions.rules["fs.edit"]`, "allow, ask or deny"}},
@@ -189,6 +204,20 @@ func TestMerge(t *testing.T) {
 	m.Permissions.Rules["new.cap"] = "deny"
 	if !*b.Permissions.Inspectors.Security || a.Permissions.Rules["new.cap"] != "" || b.Permissions.Rules["new.cap"] != "" {
 		t.Error("the merged permissions alias an argument")
+	}
+
+	// Type and thinking merge field by field; "off" overrides a budget.
+	m = config.Merge(
+		config.Config{Providers: map[string]config.Provider{"gw": {Type: "anthropic", BaseURL: "http://gw", Thinking: 8000}}},
+		config.Config{Providers: map[string]config.Provider{"gw": {Thinking: config.ThinkingOff}}})
+	if gw := m.Providers["gw"]; gw.Type != "anthropic" || gw.BaseURL != "http://gw" || gw.Thinking != config.ThinkingOff || gw.Thinking.Budget() != 0 {
+		t.Errorf("merged provider %+v, want type and base_url kept and thinking off", gw)
+	}
+	if b, err := config.Thinking(8000).MarshalJSON(); err != nil || string(b) != "8000" {
+		t.Errorf("Thinking(8000) marshals as %s, %v", b, err)
+	}
+	if b, _ := config.ThinkingOff.MarshalJSON(); string(b) != `"off"` {
+		t.Errorf("ThinkingOff marshals as %s", b)
 	}
 
 	// Providers on top of a config without any.

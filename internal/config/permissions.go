@@ -82,14 +82,24 @@ func (c Config) Validate() error {
 			errs = append(errs, err)
 		}
 	}
+	errs = append(errs, validateMCP(c.MCP)...)
 	for _, name := range slices.Sorted(mapKeys(c.Providers)) {
 		p := c.Providers[name]
+		if p.Type != "" && p.Type != ProviderOpenAI && p.Type != ProviderAnthropic {
+			errs = append(errs, fmt.Errorf("providers.%s.type is %q: use %q (OpenAI-compatible, the default) or %q (the Messages API)", name, p.Type, ProviderOpenAI, ProviderAnthropic))
+		}
+		if b := p.Thinking; b > 0 && b < MinThinkingBudget {
+			errs = append(errs, fmt.Errorf("providers.%s.thinking is %d: give at least %d tokens, or \"off\"", name, b, MinThinkingBudget))
+		}
 		if p.ContextWindow != 0 && p.ContextWindow < 1024 {
 			errs = append(errs, fmt.Errorf("providers.%s.context_window is %d: give the model's window in tokens (at least 1024)", name, p.ContextWindow))
 		}
 		for _, m := range slices.Sorted(mapKeys(p.Models)) {
 			if w := p.Models[m].ContextWindow; w != 0 && w < 1024 {
 				errs = append(errs, fmt.Errorf("providers.%s.models[%q].context_window is %d: give the model's window in tokens (at least 1024)", name, m, w))
+			}
+			if b := p.Models[m].Thinking; b > 0 && b < MinThinkingBudget {
+				errs = append(errs, fmt.Errorf("providers.%s.models[%q].thinking is %d: give at least %d tokens, or \"off\"", name, m, b, MinThinkingBudget))
 			}
 		}
 	}

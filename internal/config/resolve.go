@@ -86,6 +86,8 @@ func Resolve(user, editor Config, flags Flags, workspace map[string]Config, trus
 		warn("editor settings", "trusted_workspaces", "ignored: only the user config file can trust a workspace")
 		editor.TrustedWorkspaces = nil
 	}
+	editor.MCP = maps.Clone(editor.MCP)
+	editor.MCP.fromSource("editor settings", "")
 
 	roots := slices.Sorted(mapKeys(workspace))
 	var trustedLayer Config
@@ -207,6 +209,9 @@ func tightenFrom(p *Permissions, ws Config, root, src string, warn func(src, key
 	if hasLSP(ws) {
 		warn(src, "lsp, auto_lsp", "ignored: the workspace is not trusted, and a language server is a program agentls would run")
 	}
+	for _, w := range mcpWarnings(ws.MCP) {
+		warn(w.Source, w.Key, "%s", w.Message)
+	}
 }
 
 func effectiveMode(s string) permission.Mode {
@@ -274,30 +279,42 @@ func escapeGlob(p string) string {
 	return b.String()
 }
 
-// LoadWorkspaces reads each root's .agentls.json. A missing file is
-// skipped; a file that cannot be read or parsed yields approve mode for
-// that root and a warning, so a broken file never drops its denies
-// silently.
+// LoadWorkspaces reads each root's .agentls.json, and the MCP servers of
+// its .mcp.json (config/mcpjson.go). A missing file is skipped; a file
+// that cannot be read or parsed yields approve mode for that root and a
+// warning, so a broken file never drops its denies silently.
 func LoadWorkspaces(roots []string) (map[string]Config, []Warning) {
 	out := map[string]Config{}
 	var warns []Warning
 	for _, root := range roots {
-		path := filepath.Join(root, WorkspaceFile)
-		data, err := os.ReadFile(path)
-		if errors.Is(err, fs.ErrNotExist) {
-			continue
-		}
-		var c Config
-		if err == nil {
-			c, err = Parse(path, data)
-		}
-		if err != nil {
-			out[root] = Config{Permissions: Permissions{Mode: string(permission.ModeApprove)}}
-			warns = append(warns, Warning{Source: path, Key: "(file)",
-				Message: fmt.Sprintf("cannot be used (%v); approve mode applies until it is fixed", err)})
-			continue
-		}
-		out[root] = c
+		warns = append(warns, loadWorkspace(out, root)...)
 	}
 	return out, warns
+}
+
+// loadWorkspace reads one root's files into out[root].
+func loadWorkspace(out map[string]Config, root string) []Warning {
+	var warns []Warning
+	path := filepath.Join(root, WorkspaceFile)
+	data, err := os.ReadFile(path)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+	case err == nil:
+		var c Config
+		if c, err = Parse(path, data); err == nil {
+			c.MCP.fromSource(path, root)
+			out[root] = c
+			break
+		}
+		fallthrough
+	default:
+		out[root] = Config{Permissions: Permissions{Mode: string(permission.ModeApprove)}}
+		warns = append(warns, Warning{Source: path, Key: "(file)",
+			Message: fmt.Sprintf("cannot be used (%v); approve mode applies until it is fixed", err)})
+	}
+	c, ok, more := withProjectMCP(out[root], root)
+	if ok {
+		out[root] = c
+	}
+	return append(warns, more...)
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/agentls/agentls/internal/agent"
 	"github.com/agentls/agentls/internal/agent/openai"
 	"github.com/agentls/agentls/internal/agent/openai/openaitest"
+	"github.com/agentls/agentls/internal/agent/remote"
 	"github.com/agentls/agentls/internal/app"
 	"github.com/agentls/agentls/internal/benchpair"
 	"github.com/agentls/agentls/internal/lsp"
@@ -43,7 +44,7 @@ func BenchmarkFirstToken(b *testing.B) {
 		defer mu.Unlock()
 		return sent
 	}
-	prov, err := openai.New(openai.Config{BaseURL: srv.URL, Model: "m"})
+	prov, err := openai.New(openai.Config{Endpoint: remote.Endpoint{BaseURL: srv.URL, Model: "m"}})
 	if err != nil {
 		b.Fatal(err)
 	}

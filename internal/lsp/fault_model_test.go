@@ -14,6 +14,7 @@ import (
 	"github.com/agentls/agentls/internal/agent"
 	"github.com/agentls/agentls/internal/agent/openai"
 	"github.com/agentls/agentls/internal/agent/openai/openaitest"
+	"github.com/agentls/agentls/internal/agent/remote"
 	"github.com/agentls/agentls/internal/lsp"
 	"github.com/agentls/agentls/internal/lsp/fake"
 )
@@ -33,7 +34,8 @@ func badModel(t *testing.T, answer func(n int) openaitest.Reply, mod func(*opena
 		return answer(k)
 	})
 	t.Cleanup(srv.Close)
-	cfg := openai.Config{BaseURL: srv.URL, Model: "test-model", Timeout: 20 * time.Second, RetryBaseDelay: time.Millisecond, MaxRetries: 1}
+	cfg := openai.Config{Endpoint: remote.Endpoint{BaseURL: srv.URL, Model: "test-model",
+		Policy: remote.Policy{Timeout: 20 * time.Second, RetryBaseDelay: time.Millisecond, MaxRetries: 1}}}
 	if mod != nil {
 		mod(&cfg)
 	}
@@ -188,8 +190,8 @@ func TestFaultModelHugeAnswer(t *testing.T) {
 			shown += len(e.Text)
 		}
 	}
-	if shown > openai.DefaultMaxAnswerBytes+len(part) {
-		t.Errorf("the editor was sent %d bytes of text, over the %d-byte bound", shown, openai.DefaultMaxAnswerBytes)
+	if shown > remote.DefaultMaxAnswerBytes+len(part) {
+		t.Errorf("the editor was sent %d bytes of text, over the %d-byte bound", shown, remote.DefaultMaxAnswerBytes)
 	}
 	stillServes(t, ctx, ed)
 	reqs := srv.Requests()

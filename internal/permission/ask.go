@@ -17,12 +17,18 @@ type pendingAsk struct {
 	once   sync.Once
 	answer Answer
 	reason string // set when the ask failed: the deny reason
+	rev    *Revision
 }
 
 func (p *pendingAsk) resolve(a Answer, reason string) bool {
+	return p.resolveRevised(a, nil, reason)
+}
+
+// resolveRevised resolves with a reviewer's revision.
+func (p *pendingAsk) resolveRevised(a Answer, rev *Revision, reason string) bool {
 	won := false
 	p.once.Do(func() {
-		p.answer, p.reason, won = a, reason, true
+		p.answer, p.rev, p.reason, won = a, rev, reason, true
 		close(p.done)
 	})
 	return won
@@ -60,6 +66,9 @@ func (g *Gate) question(r *Request, v verdict) Question {
 	if !session && r.NoGrant != "" && !v.noGrant {
 		q.Message += "\n(not offered: Allow for session — " + r.NoGrant + ")"
 	}
+	if session && !always && r.NoAlways != "" {
+		q.Message += "\n(not offered: Always allow — " + r.NoAlways + ")"
+	}
 	q.Choices = append(q.Choices, Choice{Answer: AnswerDeny, Title: "Deny"})
 	return q
 }
@@ -88,7 +97,7 @@ func (g *Gate) ask(ctx context.Context, r *Request, v verdict) Decision {
 		return deny("cancelled before asking")
 	}
 	// While this call waited, the person may have granted its scope.
-	if !v.noGrant && g.pol.mode != ModeApprove {
+	if !v.noGrant && g.currentMode() != ModeApprove {
 		if gv, ok := g.grantFor(ctx, newView(r, g.rootList()), v.warnings, nil); ok {
 			d := gv.d
 			d.Scope, d.Channel = base.Scope, base.Channel
@@ -112,11 +121,11 @@ func (g *Gate) ask(ctx context.Context, r *Request, v verdict) Decision {
 	askCtx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	go func() {
-		a, reason := callAsker(askCtx, g.asker, q)
+		a, rev, reason := callAsker(askCtx, g.asker, q)
 		if reason != "" && ctx.Err() != nil {
 			reason = "cancelled while asking" // the asker only saw our cancellation
 		}
-		p.resolve(a, reason)
+		p.resolveRevised(a, rev, reason)
 	}()
 	timer := time.NewTimer(g.pol.askTimeout)
 	defer timer.Stop()
@@ -140,7 +149,7 @@ func (g *Gate) ask(ctx context.Context, r *Request, v verdict) Decision {
 		return deny("denied by the user")
 	}
 	d := base
-	d.Kind, d.Source, d.Reason = Allow, SourceUser, ""
+	d.Kind, d.Source, d.Reason, d.Revision = Allow, SourceUser, "", p.rev
 	s, _, _ := g.offered(r, v, g.rootList())
 	switch p.answer {
 	case AnswerAllowSession:
@@ -156,18 +165,24 @@ func (g *Gate) ask(ctx context.Context, r *Request, v verdict) Decision {
 	return d
 }
 
-// callAsker runs the asker, turning an error or a panic into a reason.
-func callAsker(ctx context.Context, a Asker, q Question) (ans Answer, reason string) {
+// callAsker runs the asker — its review for a question about a Change
+// when it can review — turning an error or a panic into a reason.
+func callAsker(ctx context.Context, a Asker, q Question) (ans Answer, rev *Revision, reason string) {
 	defer func() {
 		if p := recover(); p != nil {
-			ans, reason = "", fmt.Sprintf("ask failed: panic: %v", p)
+			ans, rev, reason = "", nil, fmt.Sprintf("ask failed: panic: %v", p)
 		}
 	}()
-	ans, err := a.Ask(ctx, q)
-	if err != nil {
-		return "", "ask failed: " + err.Error()
+	var err error
+	if rv, ok := a.(Reviewer); ok && q.Request.Change != nil {
+		ans, rev, err = rv.Review(ctx, q)
+	} else {
+		ans, err = a.Ask(ctx, q)
 	}
-	return ans, ""
+	if err != nil {
+		return "", nil, "ask failed: " + err.Error()
+	}
+	return ans, rev, ""
 }
 
 func choiceList(q Question) string {

@@ -27,6 +27,7 @@ const (
 // never block on a person; step 12 (the ask) is Check's job.
 func (g *Gate) decide(ctx context.Context, r *Request, repeats int, tr *tracer) verdict {
 	v := newView(r, g.rootList())
+	mode := g.currentMode() // one mode for the whole chain, whatever SetMode does meanwhile
 	out := func(n int, step string, k Kind, source, rule, reason string) verdict {
 		tr.add(n, step, string(k), reason)
 		if k == Allow {
@@ -39,12 +40,12 @@ func (g *Gate) decide(ctx context.Context, r *Request, repeats int, tr *tracer) 
 	switch {
 	case g.badMode != "":
 		return out(1, "chat", Deny, SourceMode, "", fmt.Sprintf("unknown permission mode %q: use chat, approve, smart or auto", g.badMode))
-	case g.pol.mode == ModeChat:
+	case mode == ModeChat:
 		res := out(1, "chat", Deny, SourceMode, "", "chat mode: tools do not run; the call was skipped, answer in text instead")
 		res.d.Skipped = true
 		return res
 	}
-	tr.add(1, "chat", outcomePass, "mode "+string(g.pol.mode))
+	tr.add(1, "chat", outcomePass, "mode "+string(mode))
 
 	// 2. Parent scope: a subagent only gets what its parent allows.
 	if r.ParentAllowed != nil {
@@ -77,7 +78,7 @@ func (g *Gate) decide(ctx context.Context, r *Request, repeats int, tr *tracer) 
 	tr.add(3, "block", outcomePass, "")
 
 	// 4. Inspectors: strictest wins; their asks stick to the end.
-	ins := g.runInspectors(ctx, v, repeats, tr)
+	ins := g.runInspectors(ctx, v, mode, repeats, tr)
 	if ins.denyBy != "" {
 		msgs := make([]string, len(ins.denies))
 		for i, f := range ins.denies {
@@ -128,7 +129,7 @@ func (g *Gate) decide(ctx context.Context, r *Request, repeats int, tr *tracer) 
 	default:
 		forcedOn = false
 	}
-	noGrant := askAlways || hook.Decision == Ask || g.pol.mode == ModeApprove
+	noGrant := askAlways || hook.Decision == Ask || mode == ModeApprove
 	held := false
 	finish := func(res verdict) verdict {
 		res.warnings, res.noGrant = ins.warnings, noGrant
@@ -144,7 +145,7 @@ func (g *Gate) decide(ctx context.Context, r *Request, repeats int, tr *tracer) 
 	}
 
 	// 6. Auto mode allows what nothing above stopped.
-	if g.pol.mode == ModeAuto {
+	if mode == ModeAuto {
 		if res, ok := allowAt(6, "auto", SourceMode, "", ""); ok {
 			return res
 		}
@@ -196,9 +197,9 @@ func (g *Gate) decide(ctx context.Context, r *Request, repeats int, tr *tracer) 
 
 	// 10. Grants: session, then persistent. Approve mode ignores both.
 	switch {
-	case !forcedOn && ruleAsk == nil && r.ReadOnly && !r.OutsideRoots && g.pol.mode != ModeApprove && g.isKnown(r.Capability):
+	case !forcedOn && ruleAsk == nil && r.ReadOnly && !r.OutsideRoots && mode != ModeApprove && g.isKnown(r.Capability):
 		tr.add(10, "grants", outcomePass, "not needed: the default allows read-only calls inside the workspace")
-	case g.pol.mode == ModeApprove:
+	case mode == ModeApprove:
 		tr.add(10, "grants", outcomeOff, "approve mode asks every time")
 	case noGrant:
 		tr.add(10, "grants", outcomeOff, "this call must be asked every time")
@@ -224,7 +225,7 @@ func (g *Gate) decide(ctx context.Context, r *Request, repeats int, tr *tracer) 
 	case !g.isKnown(r.Capability):
 		return finish(out(11, "default", Deny, SourceDefault, "",
 			fmt.Sprintf("capability %s is unknown and no rule covers it; add a permissions rule such as {%q: \"ask\"} to use it", r.Capability, string(r.Capability))))
-	case g.pol.mode == ModeApprove:
+	case mode == ModeApprove:
 		return g.forcedOr(finish(out(11, "default", Ask, SourceDefault, "", "approve mode asks before every call")), forcedOn, forced)
 	case r.ReadOnly && !r.OutsideRoots:
 		if forcedOn {

@@ -23,7 +23,7 @@ const defaultGitRemote = "git:default-remote"
 
 // detectEgress finds outbound data in a call. Shell commands are read word
 // by word; other tools count when they name destinations and are not
-// read-only. Inbound traffic (clone, pull, plain downloads) is not egress.
+// read-only, or say they reach the open world (Request.OpenWorld). Inbound traffic (clone, pull, plain downloads) is not egress.
 func detectEgress(r *Request) []egressHit {
 	var out []egressHit
 	add := func(h egressHit) {
@@ -49,6 +49,9 @@ func detectEgress(r *Request) []egressHit {
 		return out
 	}
 	if r.Command == "" && len(r.Argvs) == 0 {
+		if r.OpenWorld {
+			add(egressHit{kind: "open world", dest: "services outside this machine", what: r.Tool})
+		}
 		if !r.ReadOnly {
 			for _, d := range r.Destinations {
 				add(egressHit{kind: "send", dest: displayDest(d), what: r.Tool})

@@ -6,6 +6,7 @@ import (
 	"hash/maphash"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -35,13 +36,18 @@ type Options struct {
 	// Known adds capabilities to BuiltinCapabilities: known capabilities
 	// without a rule ask instead of being denied.
 	Known []Capability
+	// IsKnown, when set, is asked about capabilities neither built in nor
+	// in Known: a tool source whose tools change while a session runs
+	// (MCP servers) answers for the tools it offers now.
+	IsKnown func(Capability) bool
 }
 
 // Gate judges every tool call. It is safe for concurrent use; asks are
 // serialized so a person sees one prompt at a time.
 type Gate struct {
 	pol            *compiled
-	badMode        string // set by the legacy NewGate for an unknown mode
+	mode           atomic.Value // Mode: pol's mode until SetMode changes it
+	badMode        string       // set by the legacy NewGate for an unknown mode
 	asker          Asker
 	channel        string
 	onEvent        func(Event)
@@ -51,6 +57,7 @@ type Gate struct {
 	inspectTimeout time.Duration
 	roots          func() []string
 	known          map[Capability]bool
+	isKnownFunc    func(Capability) bool
 	slots          []inspectorSlot
 	knowAll        bool // legacy: every valid capability is known
 	seed           maphash.Seed
@@ -89,9 +96,10 @@ func newGate(pol *compiled, o Options) *Gate {
 	g := &Gate{
 		pol: pol, asker: o.Asker, channel: o.Channel, onEvent: o.OnDecision, grants: o.Grants,
 		adversary: o.Adversary, inspectTimeout: o.InspectTimeout, roots: o.Roots,
-		known: map[Capability]bool{}, seed: maphash.MakeSeed(),
+		known: map[Capability]bool{}, isKnownFunc: o.IsKnown, seed: maphash.MakeSeed(),
 		askSlot: make(chan struct{}, 1), sessions: map[string]*sessionState{}, pending: map[string]*pendingAsk{},
 	}
+	g.mode.Store(pol.mode)
 	if g.inspectTimeout <= 0 {
 		g.inspectTimeout = DefaultInspectTimeout
 	}
@@ -140,7 +148,30 @@ func (g *Gate) Mode() Mode {
 	if g.badMode != "" {
 		return Mode(g.badMode)
 	}
-	return g.pol.mode
+	return g.currentMode()
+}
+
+// currentMode is the mode calls are judged in now.
+func (g *Gate) currentMode() Mode { return g.mode.Load().(Mode) }
+
+// SetMode switches the gate to another mode (a person chose it in the
+// editor, e.g. ACP's session/set_mode). Calls judged from then on use it;
+// a call already being decided keeps the mode it started with. Rules,
+// inspectors, hard blocks and grants are unchanged. An unknown mode is an
+// error and leaves the mode as it was.
+func (g *Gate) SetMode(m Mode) error {
+	if m == "" {
+		return fmt.Errorf("no permission mode given: use chat, approve, smart or auto")
+	}
+	parsed, err := ParseMode(string(m))
+	if err != nil {
+		return err
+	}
+	if g.badMode != "" {
+		return fmt.Errorf("this gate was built with the unknown mode %q and denies every call; build a new one", g.badMode)
+	}
+	g.mode.Store(parsed)
+	return nil
 }
 
 // EndSession forgets a session's grants and repetition count.
@@ -159,7 +190,7 @@ func (g *Gate) rootList() []string {
 
 // isKnown reports whether a capability may reach the ask by default.
 func (g *Gate) isKnown(c Capability) bool {
-	return g.knowAll || g.known[c] || g.pol.rules.covers(c) || g.pol.askAlways.covers(c)
+	return g.knowAll || g.known[c] || g.isKnownFunc != nil && g.isKnownFunc(c) || g.pol.rules.covers(c) || g.pol.askAlways.covers(c)
 }
 
 // callID identifies "the same call" for the repetition inspector.
@@ -237,7 +268,7 @@ func (g *Gate) emit(req Request, d Decision) {
 // so it can never use a capability its parent could not.
 func (g *Gate) Scope(caps []Capability) []string {
 	out := []string{}
-	if g.badMode != "" || g.pol.mode == ModeChat {
+	if g.badMode != "" || g.currentMode() == ModeChat {
 		return out
 	}
 	for _, c := range caps {

@@ -126,7 +126,16 @@ func scopeOf(r *Request, roots []string) (grantScope, bool) {
 		return s, true
 	}
 	if len(r.Paths) == 0 {
-		return grantScope{}, false
+		if !r.WholeTool {
+			return grantScope{}, false
+		}
+		// The whole tool: persisted for the first root, as the workspace
+		// the person answered in.
+		s := grantScope{scope: "tool:" + r.Tool, shown: r.Tool}
+		if len(roots) > 0 {
+			s.workspace, s.relScope = filepath.Clean(roots[0]), s.scope
+		}
+		return s, true
 	}
 	dir := filepath.Dir(filepath.Clean(r.Paths[0]))
 	for _, p := range r.Paths[1:] {
@@ -153,6 +162,9 @@ func (s grantScope) title(r *Request) string {
 	}
 	if strings.HasPrefix(s.scope, "host:") {
 		return fmt.Sprintf("Allow %s from %s this session", r.Tool, s.shown)
+	}
+	if strings.HasPrefix(s.scope, "tool:") {
+		return fmt.Sprintf("Allow %s this session", s.shown)
 	}
 	return fmt.Sprintf("Allow %s in %s this session", actionNoun(r.Action), s.shown)
 }
@@ -201,7 +213,7 @@ func (g *Gate) grantFor(ctx context.Context, v *view, warnings []Finding, tr *tr
 		tr.add(10, "grants", string(Allow), "session grant "+s.scope)
 		return verdict{d: Decision{Kind: Allow, Source: SourceSessionGrant, Rule: s.scope}}, true
 	}
-	if len(warnings) == 0 && g.grants != nil && s.workspace != "" {
+	if len(warnings) == 0 && g.grants != nil && s.workspace != "" && r.NoAlways == "" {
 		pg := s.persistent(r)
 		has, err := g.grants.Allowed(ctx, pg)
 		switch {
@@ -257,6 +269,6 @@ func (g *Gate) offered(r *Request, v verdict, roots []string) (s grantScope, ses
 	if !ok || v.noGrant {
 		return s, false, false
 	}
-	always = len(v.warnings) == 0 && g.grants != nil && s.workspace != "" && !strings.HasPrefix(v.d.Source, SourceInspector)
+	always = len(v.warnings) == 0 && g.grants != nil && s.workspace != "" && !strings.HasPrefix(v.d.Source, SourceInspector) && r.NoAlways == ""
 	return s, true, always
 }

@@ -68,9 +68,9 @@ func inspectorSlots(pol *compiled, adversary Inspector, timeout time.Duration) [
 	}
 }
 
-func (g *Gate) runInspectors(ctx context.Context, v *view, repeats int, tr *tracer) inspectResult {
+func (g *Gate) runInspectors(ctx context.Context, v *view, mode Mode, repeats int, tr *tracer) inspectResult {
 	var res inspectResult
-	in := Inspection{Request: *v.r, Mode: g.pol.mode, Repeats: repeats}
+	in := Inspection{Request: *v.r, Mode: mode, Repeats: repeats}
 	for _, s := range g.slots {
 		step := s.step
 		if !s.on {

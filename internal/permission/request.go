@@ -53,9 +53,26 @@ type Request struct {
 	Hook HookVerdict `json:"hook,omitzero"`
 	// Diff is the unified diff of an edit, offered as "Show diff".
 	Diff string `json:"diff,omitempty"`
+	// Change is the whole proposal of a change to one file, for a
+	// reviewing asker (review.go); not recorded.
+	Change *Change `json:"-"`
 	// Summary is the human sentence shown when asking, e.g.
 	// "agentls wants to run `go test ./...` in internal/".
 	Summary string `json:"summary,omitempty"`
+	// OpenWorld is the tool's word that the call may reach services
+	// outside this machine (an MCP tool whose server does not mark it
+	// closed-world); the egress inspector asks for it, read-only or not.
+	OpenWorld bool `json:"open_world,omitempty"`
+	// WholeTool makes a call that names no paths and runs no command
+	// grantable as a whole: "Allow for session" and "Always allow" then
+	// cover every later call of the same tool (an MCP tool, whose
+	// arguments the gate cannot read). False leaves such calls
+	// ungrantable.
+	WholeTool bool `json:"whole_tool,omitempty"`
+	// NoAlways says why "Always allow" is not offered for this call (an
+	// MCP tool its server marks destructive); the question shows it, and a
+	// stored grant does not cover the call. A session grant may still be.
+	NoAlways string `json:"no_always,omitempty"`
 }
 
 // HookVerdict is the aggregated PreToolUse hook outcome. Decision "" means
@@ -126,6 +143,9 @@ type Decision struct {
 	// Skipped is set in chat mode: the call was not run and the model
 	// should be told so, not told it failed.
 	Skipped bool `json:"skipped,omitempty"`
+	// Revision, after a review, is what the person accepted instead of
+	// the proposed change (review.go); nil means the call as asked.
+	Revision *Revision `json:"-"`
 }
 
 // Event is the record of one decision, emitted exactly once per Check.

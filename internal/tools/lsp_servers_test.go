@@ -11,7 +11,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -406,7 +405,9 @@ func TestLSPGoplsCrash(t *testing.T) {
 		t.Fatalf("clients %v", cs)
 	}
 	pid := cs[0].PID()
-	if err := syscall.Kill(pid, syscall.SIGKILL); err != nil {
+	if p, err := os.FindProcess(pid); err != nil {
+		t.Fatal(err)
+	} else if err := p.Kill(); err != nil {
 		t.Fatal(err)
 	}
 	wantIn(t, f.must("lsp_references", args), "3 references", "use.go:4:36: ")

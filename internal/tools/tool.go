@@ -36,6 +36,9 @@ type Call struct {
 	// returns its final answer (the agent tool); nil where the session
 	// cannot start one (inside a subagent).
 	Subagent func(ctx context.Context, prompt, description string) (string, error)
+	// Revised, after a review, is what the person accepted of the change
+	// this call proposed: the file tools write its text instead.
+	Revised *permission.Revision
 }
 
 // Result is what the model sees of a call.
@@ -75,10 +78,12 @@ type Tool interface {
 	Run(ctx context.Context, call Call) (Result, error)
 }
 
-// Registry is the set of tools offered to the model.
+// Registry is the set of tools offered to the model: fixed tools, and
+// the tools of sources whose set changes (AddSource, Refresh).
 type Registry struct {
 	byName map[string]Tool
 	names  []string
+	dyn    dynamicTools
 }
 
 // NewRegistry checks every tool's spec and returns the registry. A tool
@@ -95,6 +100,21 @@ func NewRegistry(ts ...Tool) (*Registry, error) {
 
 func (r *Registry) add(t Tool) error {
 	s := t.Spec()
+	if err := checkSpec(s); err != nil {
+		return err
+	}
+	if r.byName[s.Name] != nil {
+		return fmt.Errorf("register tool %s: registered twice", s.Name)
+	}
+	r.byName[s.Name] = t
+	r.names = append(r.names, s.Name)
+	sort.Strings(r.names)
+	return nil
+}
+
+// checkSpec refuses a spec without a valid capability, name, action,
+// description or schema.
+func checkSpec(s Spec) error {
 	switch {
 	case s.Name == "":
 		return fmt.Errorf("register tool: empty name")
@@ -104,30 +124,31 @@ func (r *Registry) add(t Tool) error {
 		return fmt.Errorf("register tool %s: no action declared", s.Name)
 	case s.Description == "":
 		return fmt.Errorf("register tool %s: no description", s.Name)
-	case r.byName[s.Name] != nil:
-		return fmt.Errorf("register tool %s: registered twice", s.Name)
 	}
 	if _, err := compileSchema(s.Schema); err != nil {
 		return fmt.Errorf("register tool %s: input schema: %v", s.Name, err)
 	}
-	r.byName[s.Name] = t
-	r.names = append(r.names, s.Name)
-	sort.Strings(r.names)
 	return nil
 }
 
-// Get returns the named tool.
+// Get returns the named tool: a fixed one, or a source's as of the last
+// Refresh.
 func (r *Registry) Get(name string) (Tool, bool) {
-	t, ok := r.byName[name]
-	return t, ok
+	if t, ok := r.byName[name]; ok {
+		return t, true
+	}
+	return r.dyn.get(name)
 }
 
-// Specs lists every tool's spec, sorted by name.
+// Specs lists every tool's spec, sorted by name: the fixed tools and the
+// sources' as of the last Refresh.
 func (r *Registry) Specs() []Spec {
 	out := make([]Spec, 0, len(r.names))
 	for _, n := range r.names {
 		out = append(out, r.byName[n].Spec())
 	}
+	out = append(out, r.dyn.specs()...)
+	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
 	return out
 }
 

@@ -8,8 +8,10 @@
 -- with the texts in $AGENTLS_PLUGIN_INPUTS (comma-separated, in order;
 -- empty or missing cancels) and records its prompts.
 --
--- Environment: AGENTLS_PLUGIN_RTP (editors/nvim), AGENTLS_E2E_BIN,
--- AGENTLS_E2E_MODEL, optional AGENTLS_PLUGIN_MODE (permissions.mode).
+-- Environment: AGENTLS_PLUGIN_RTP (editors/nvim), AGENTLS_E2E_BIN (the
+-- cmd; with AGENTLS_PLUGIN_FIND=1 setup() gets no cmd and the plugin finds
+-- agentls itself), AGENTLS_E2E_MODEL, optional AGENTLS_PLUGIN_MODE
+-- (permissions.mode).
 vim.opt.runtimepath:prepend(vim.env.AGENTLS_PLUGIN_RTP)
 
 _G.agentls_test = { selects = {}, inputs = {} }
@@ -64,7 +66,7 @@ end
 
 local mode = vim.env.AGENTLS_PLUGIN_MODE
 require('agentls').setup({
-  cmd = { vim.env.AGENTLS_E2E_BIN, 'serve', '--stdio' },
+  cmd = vim.env.AGENTLS_PLUGIN_FIND ~= '1' and { vim.env.AGENTLS_E2E_BIN, 'serve', '--stdio' } or nil,
   model = vim.env.AGENTLS_E2E_MODEL,
   permissions = (mode and mode ~= '') and { mode = mode } or nil,
 })

@@ -3,9 +3,6 @@
 // status bar item from its agentls/event notifications, and saves documents
 // when the server asks (agentls/saveDocument). See docs/editors/vscode.md.
 
-import * as fs from 'fs';
-import * as os from 'os';
-import * as path from 'path';
 import * as vscode from 'vscode';
 import {
   ClientCapabilities,
@@ -24,6 +21,7 @@ import {
   TransportKind,
 } from 'vscode-languageclient/node';
 
+import { Binary, chooseBinary } from './binary';
 import { AgentEvent, formatEvent, SessionState, Status } from './events';
 
 /** Server commands (docs/protocol.md). */
@@ -49,7 +47,8 @@ const command = {
 export const restrictedSettings = ['agentls.path', 'agentls.model', 'agentls.permissions.mode'];
 
 interface Settings {
-  path: string;
+  /** agentls.path; undefined: not set (see binary.ts for what runs then). */
+  path: string | undefined;
   model: string | undefined;
   mode: string | undefined;
 }
@@ -65,10 +64,7 @@ function readSettings(): Settings {
     const v = cfg.inspect<T>(key);
     return v?.globalValue;
   };
-  let bin = (user<string>('path') ?? '').trim() || 'agentls';
-  if (bin === '~' || bin.startsWith('~/')) {
-    bin = path.join(os.homedir(), bin.slice(1));
-  }
+  const bin = (user<string>('path') ?? '').trim() || undefined;
   const model = (user<string>('model') ?? '').trim() || undefined;
   let mode = user<string>('permissions.mode');
   // In Restricted Mode the agent never runs in auto mode.
@@ -125,7 +121,7 @@ class Agentls implements vscode.Disposable {
   private restartAfterTurn = false;
   private readonly disposables: vscode.Disposable[] = [];
 
-  constructor() {
+  constructor(private readonly extensionPath: string) {
     this.transcript = vscode.window.createOutputChannel('agentls Transcript');
     this.statusItem = vscode.window.createStatusBarItem('agentls.status', vscode.StatusBarAlignment.Left, 0);
     this.statusItem.name = 'agentls';
@@ -156,8 +152,9 @@ class Agentls implements vscode.Disposable {
 
   async start(): Promise<void> {
     const settings = readSettings();
+    const bin = chooseBinary({ setting: settings.path, extensionPath: this.extensionPath });
     const serverOptions: ServerOptions = {
-      command: settings.path,
+      command: bin.command,
       args: ['serve', '--stdio'],
       transport: TransportKind.stdio,
     };
@@ -210,21 +207,21 @@ class Agentls implements vscode.Disposable {
     this.client = client;
     this.lifecycle = 'starting';
     this.updateStatus();
-    const missing = findBinary(settings.path) ? undefined : `"${settings.path}" was not found${path.isAbsolute(settings.path) ? '' : ' on PATH'}`;
     try {
-      if (missing) {
-        throw new Error(missing);
+      if (!bin.found) {
+        throw new Error(bin.problem);
       }
+      client.outputChannel.appendLine(`[agentls] running ${bin.command} serve --stdio (${binarySource(bin)})`);
       await client.start();
     } catch (err) {
       this.client = undefined;
       this.lifecycle = 'stopped';
-      this.startError = `could not start "${settings.path} serve --stdio": ${message(err)}`;
+      this.startError = `could not start "${bin.command} serve --stdio": ${message(err)}`;
       this.updateStatus();
       void client.dispose().catch(() => undefined);
       // Not awaited: activation must not wait for the person to answer.
       void vscode.window
-        .showErrorMessage(`agentls: ${this.startError}. Set "agentls.path" in your user settings to the agentls binary.`, 'Open Settings')
+        .showErrorMessage(`agentls: ${this.startError}. ${bin.source === 'setting' ? 'Set' : 'Put agentls on PATH or set'} "agentls.path" in your user settings to the agentls binary.`, 'Open Settings')
         .then((choice) => {
           if (choice === 'Open Settings') {
             void vscode.commands.executeCommand('workbench.action.openSettings', 'agentls.path');
@@ -468,26 +465,16 @@ class Agentls implements vscode.Disposable {
   }
 }
 
-/** findBinary says whether bin is an executable file (a bare name: on PATH). */
-function findBinary(bin: string): boolean {
-  const executable = (p: string) => {
-    try {
-      fs.accessSync(p, fs.constants.X_OK);
-      return fs.statSync(p).isFile();
-    } catch {
-      return false;
-    }
-  };
-  if (bin.includes('/') || bin.includes('\\')) {
-    return executable(bin);
+/** binarySource says where the binary came from, for the log. */
+function binarySource(bin: Binary): string {
+  switch (bin.source) {
+    case 'setting':
+      return 'the agentls.path setting';
+    case 'bundled':
+      return 'the binary bundled with the extension';
+    case 'PATH':
+      return 'found on PATH';
   }
-  const exts = process.platform === 'win32' ? (process.env.PATHEXT ?? '.EXE').split(';') : [''];
-  for (const dir of (process.env.PATH ?? '').split(path.delimiter)) {
-    if (dir && exts.some((ext) => executable(path.join(dir, bin + ext)))) {
-      return true;
-    }
-  }
-  return false;
 }
 
 function message(err: unknown): string {
@@ -500,7 +487,7 @@ function message(err: unknown): string {
 let agentls: Agentls | undefined;
 
 export async function activate(context: vscode.ExtensionContext): Promise<void> {
-  agentls = new Agentls();
+  agentls = new Agentls(context.extensionPath);
   agentls.register();
   context.subscriptions.push(agentls);
   await agentls.start();

@@ -10,6 +10,8 @@
 # Environment:
 #   AGENTLS_CI_CACHE   cache folder (default ~/.cache/agentls-ci): code-server lives here
 #   AGENTLS_E2E_BIN    test this agentls binary instead of building one
+#   AGENTLS_E2E_PLATFORM_VSIX  the .vsix for this platform, agentls bundled
+#                      (default: scripts/release --only builds one)
 #   AGENTLS_E2E_KEEP   keep the built binary and .vsix folder (prints it)
 # Screenshots and logs: <repo>/test-artifacts/vscode/.
 set -euo pipefail
@@ -90,8 +92,16 @@ if [ -z "$bin" ]; then
 fi
 step "npm run package"
 npm run --silent package >"$build/package.log" 2>&1 || { cat "$build/package.log" >&2; exit 1; }
-npx --no-install esbuild test/unit/events.test.ts --bundle --platform=node --format=cjs \
-  --outfile="$build/unit/events.test.js" --log-level=warning
+platform_vsix=${AGENTLS_E2E_PLATFORM_VSIX:-}
+if [ -z "$platform_vsix" ]; then
+  goarch=$(go env GOARCH)
+  step "scripts/release --only linux/$goarch (the platform .vsix)"
+  "$repo/scripts/release" --out "$build/release" --only "linux/$goarch" e2e >"$build/release.log" 2>&1 ||
+    { cat "$build/release.log" >&2; exit 1; }
+  platform_vsix=$build/release/agentls-e2e-linux-${goarch/amd64/x64}.vsix
+fi
+npx --no-install esbuild test/unit/*.test.ts --bundle --platform=node --format=cjs \
+  --outdir="$build/unit" --log-level=warning
 
 # --- the tests ----------------------------------------------------------------
 artifacts=$repo/test-artifacts/vscode
@@ -101,9 +111,10 @@ step "node --test (unit + code-server end-to-end)"
 status=0
 AGENTLS_E2E_CODE_SERVER=$code_server \
 AGENTLS_E2E_VSIX=$ext/dist/agentls.vsix \
+AGENTLS_E2E_PLATFORM_VSIX=$platform_vsix \
 AGENTLS_E2E_BIN=$(cd "$(dirname "$bin")" && pwd)/$(basename "$bin") \
 AGENTLS_E2E_ARTIFACTS=$artifacts \
-  node --test --test-reporter=spec "$build/unit/events.test.js" test/e2e.test.mjs || status=$?
+  node --test --test-reporter=spec "$build"/unit/*.test.js test/e2e.test.mjs || status=$?
 step "done; screenshots and logs in $artifacts"
 if [ -n "${AGENTLS_E2E_KEEP:-}" ]; then echo "# e2e.sh: kept $build"; fi
 exit $status

@@ -5,7 +5,9 @@
 // which installs and builds what this file needs and passes it here:
 //
 //   AGENTLS_E2E_CODE_SERVER  the code-server executable
-//   AGENTLS_E2E_VSIX         the packaged extension
+//   AGENTLS_E2E_VSIX         the packaged extension (universal: no binary in it)
+//   AGENTLS_E2E_PLATFORM_VSIX  the extension for this platform, agentls bundled
+//                            (scripts/release builds it)
 //   AGENTLS_E2E_BIN          the agentls binary
 //   AGENTLS_E2E_ARTIFACTS    where screenshots and logs go
 //   AGENTLS_E2E_CHROMIUM     the browser (default /usr/bin/chromium)
@@ -35,6 +37,7 @@ function required(name) {
 
 const codeServer = required('AGENTLS_E2E_CODE_SERVER');
 const vsix = required('AGENTLS_E2E_VSIX');
+const platformVsix = required('AGENTLS_E2E_PLATFORM_VSIX');
 const agentlsBin = required('AGENTLS_E2E_BIN');
 const artifacts = required('AGENTLS_E2E_ARTIFACTS');
 const chromiumPath = process.env.AGENTLS_E2E_CHROMIUM || '/usr/bin/chromium';
@@ -80,9 +83,11 @@ async function waitFor(what, fn, timeout = stepTimeout) {
  * fixture workspace, with its own HOME, settings and extensions folder.
  */
 class Editor {
-  constructor(name, settings = {}) {
+  /** settings: user settings over the defaults (undefined removes one); opts.vsix, opts.env. */
+  constructor(name, settings = {}, opts = {}) {
     this.name = name;
     this.overrides = settings;
+    this.vsix = opts.vsix ?? vsix;
     this.root = fs.mkdtempSync(path.join(os.tmpdir(), `agentls-vscode-e2e-${name}-`));
     this.out = path.join(artifacts, name);
     fs.mkdirSync(this.out, { recursive: true });
@@ -101,6 +106,7 @@ class Editor {
     };
     delete this.env.AGENTLS_MODEL;
     delete this.env.VSCODE_IPC_HOOK_CLI;
+    Object.assign(this.env, opts.env ?? {});
   }
 
   async start() {
@@ -140,8 +146,8 @@ class Editor {
     fs.writeFileSync(this.config, `bind-addr: 127.0.0.1:${this.port}\nauth: none\ncert: false\n`);
     const base = ['--config', this.config, '--user-data-dir', this.dataDir, '--extensions-dir', this.extDir];
 
-    const { stdout } = await promisify(execFile)(codeServer, [...base, '--install-extension', vsix], { env: this.env, timeout: 60_000 });
-    assert.match(stdout, /successfully installed/i, `installing ${vsix}`);
+    const { stdout } = await promisify(execFile)(codeServer, [...base, '--install-extension', this.vsix], { env: this.env, timeout: 60_000 });
+    assert.match(stdout, /successfully installed/i, `installing ${this.vsix}`);
 
     this.log = fs.openSync(path.join(this.out, 'code-server.log'), 'w');
     // Its own process group, so that ending it ends its children (the
@@ -234,17 +240,18 @@ class Editor {
   }
 
   /**
-   * The whole transcript: VS Code writes every output channel to a file
-   * under the logs folder (the panel only draws the lines in view).
+   * The whole text of an output channel: VS Code writes every output
+   * channel to a file under the logs folder (the panel only draws the lines
+   * in view).
    */
-  transcript() {
+  channel(name) {
     const found = [];
     const walk = (dir) => {
       for (const e of fs.readdirSync(dir, { withFileTypes: true })) {
         const p = path.join(dir, e.name);
         if (e.isDirectory()) {
           walk(p);
-        } else if (e.name.endsWith('-agentls Transcript.log')) {
+        } else if (e.name.endsWith(`-${name}.log`)) {
           found.push(p);
         }
       }
@@ -254,6 +261,10 @@ class Editor {
       walk(logs);
     }
     return found.map((f) => fs.readFileSync(f, 'utf8')).join('\n');
+  }
+
+  transcript() {
+    return this.channel('agentls Transcript');
   }
 
   async waitTranscript(what, re) {
@@ -315,8 +326,8 @@ class Editor {
   }
 }
 
-async function withEditor(name, fn, settings) {
-  const ed = new Editor(name, settings);
+async function withEditor(name, fn, settings, opts) {
+  const ed = new Editor(name, settings, opts);
   let failed = true;
   try {
     await ed.start();
@@ -451,5 +462,39 @@ test('A missing agentls binary: the status says stopped and the error names the 
       await ed.screenshot('1-missing-binary');
     },
     { 'agentls.path': '/nonexistent/agentls' },
+  );
+});
+
+test('The platform .vsix runs its bundled agentls: no agentls.path, none on PATH', { timeout: 120_000 }, async () => {
+  // PATH without any agentls (code-server itself needs node from it).
+  const dirs = (process.env.PATH ?? '').split(path.delimiter).filter((d) => d && !fs.existsSync(path.join(d, 'agentls')));
+  await withEditor(
+    'bundled-binary',
+    async (ed) => {
+      await ed.waitStatus('agentls: idle');
+      // The server process is the extension's bin/agentls.
+      const exe = await waitFor('an agentls process of the installed extension', () => {
+        for (const pid of fs.readdirSync('/proc').filter((p) => /^\d+$/.test(p))) {
+          try {
+            const target = fs.readlinkSync(`/proc/${pid}/exe`);
+            if (target.startsWith(ed.extDir + path.sep)) {
+              return target;
+            }
+          } catch {
+            // not ours, or gone
+          }
+        }
+        return undefined;
+      });
+      assert.match(exe, /\/bin\/agentls$/);
+      const log = await waitFor('the agentls output channel to name the binary', () => {
+        const text = ed.channel('agentls');
+        return /serve --stdio \(the binary bundled with the extension\)/.test(text) && text;
+      });
+      assert.ok(log.includes(exe), `the log names ${exe}:\n${log}`);
+      await ed.screenshot('1-bundled-binary-idle');
+    },
+    { 'agentls.path': undefined },
+    { vsix: platformVsix, env: { PATH: dirs.join(path.delimiter) } },
   );
 });

@@ -3,6 +3,7 @@
 package model
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"os"
@@ -10,7 +11,9 @@ import (
 	"strings"
 
 	"github.com/agentls/agentls/internal/agent"
+	"github.com/agentls/agentls/internal/agent/anthropic"
 	"github.com/agentls/agentls/internal/agent/openai"
+	"github.com/agentls/agentls/internal/agent/remote"
 	"github.com/agentls/agentls/internal/agent/replay"
 	"github.com/agentls/agentls/internal/config"
 )
@@ -31,25 +34,32 @@ func Resolve(sources ...Source) (spec, from string, err error) {
 		}
 		names = append(names, s.Name)
 	}
-	return "", "", fmt.Errorf("no model configured: set one with %s (e.g. openai:gpt-4.1, ollama:qwen3, replay:script.json)", strings.Join(names, ", "))
+	return "", "", fmt.Errorf("no model configured: set one with %s (e.g. openai:gpt-4.1, anthropic:claude-sonnet-4-5, ollama:qwen3, replay:script.json)", strings.Join(names, ", "))
 }
 
-// known are the OpenAI-compatible providers that need no configuration
-// beyond an API key.
-func known(name string) (baseURL, keyEnv string, ok bool) {
+// builtin is a provider agentls knows by name.
+type builtin struct {
+	baseURL, keyEnv string
+	typ             string // config.ProviderOpenAI or config.ProviderAnthropic
+}
+
+// known are the providers that need no configuration beyond an API key.
+func known(name string) (builtin, bool) {
 	switch name {
 	case "openai":
-		return "https://api.openai.com/v1", "OPENAI_API_KEY", true
+		return builtin{"https://api.openai.com/v1", "OPENAI_API_KEY", config.ProviderOpenAI}, true
+	case "anthropic":
+		return builtin{anthropic.DefaultBaseURL, anthropic.DefaultKeyEnv, config.ProviderAnthropic}, true
 	case "openrouter":
-		return "https://openrouter.ai/api/v1", "OPENROUTER_API_KEY", true
+		return builtin{"https://openrouter.ai/api/v1", "OPENROUTER_API_KEY", config.ProviderOpenAI}, true
 	case "ollama":
-		return "http://localhost:11434/v1", "", true
+		return builtin{"http://localhost:11434/v1", "", config.ProviderOpenAI}, true
 	case "llamacpp":
-		return "http://localhost:8080/v1", "", true
+		return builtin{"http://localhost:8080/v1", "", config.ProviderOpenAI}, true
 	case "vllm":
-		return "http://localhost:8000/v1", "", true
+		return builtin{"http://localhost:8000/v1", "", config.ProviderOpenAI}, true
 	}
-	return "", "", false
+	return builtin{}, false
 }
 
 // Options are what New needs besides the spec.
@@ -63,7 +73,10 @@ type Options struct {
 	Getenv func(string) string
 }
 
-// New builds the provider for spec ("openai:gpt-4.1", "replay:demo.json").
+// New builds the provider for spec ("openai:gpt-4.1",
+// "anthropic:claude-sonnet-4-5", "replay:demo.json"). A provider's type
+// (config.Provider.Type) picks the API: built-in names have their own, a
+// configured name is OpenAI-compatible unless it says "anthropic".
 func New(spec string, o Options) (agent.Provider, error) {
 	name, model, ok := strings.Cut(spec, ":")
 	if !ok || name == "" || model == "" {
@@ -80,29 +93,47 @@ func New(spec string, o Options) (agent.Provider, error) {
 		}
 		return replay.Load(path)
 	}
-	baseURL, keyEnv, isKnown := known(name)
-	if p, ok := o.Providers[name]; ok {
-		if p.BaseURL != "" {
-			baseURL = p.BaseURL
-		}
-		if p.APIKeyEnv != "" {
-			keyEnv = p.APIKeyEnv
-		}
-	} else if !isKnown {
-		return nil, fmt.Errorf("unknown provider %q in model %q: use openai, openrouter, ollama, llamacpp, vllm or replay, or add providers.%s.base_url to the config file for another OpenAI-compatible server", name, spec, name)
+	b, isKnown := known(name)
+	p, configured := o.Providers[name]
+	if !configured && !isKnown {
+		return nil, fmt.Errorf("unknown provider %q in model %q: use openai, anthropic, openrouter, ollama, llamacpp, vllm or replay, or add providers.%s.base_url to the config file for another server (with \"type\": \"anthropic\" for one that speaks the Messages API)", name, spec, name)
 	}
-	if baseURL == "" {
+	if p.BaseURL != "" {
+		b.baseURL = p.BaseURL
+	}
+	if p.APIKeyEnv != "" {
+		b.keyEnv = p.APIKeyEnv
+	}
+	switch {
+	case isKnown && p.Type != "" && p.Type != b.typ:
+		return nil, fmt.Errorf("providers.%s.type is %q, but %s is a built-in %s provider: give your %s server another name", name, p.Type, name, b.typ, p.Type)
+	case !isKnown:
+		b.typ = cmp.Or(p.Type, config.ProviderOpenAI)
+	}
+	if b.baseURL == "" {
 		return nil, fmt.Errorf("provider %q has no base_url: set providers.%s.base_url in the config file", name, name)
 	}
+	thinking := p.Thinking
+	if t := p.Models[model].Thinking; t != 0 {
+		thinking = t
+	}
+	if thinking.Budget() > 0 && b.typ != config.ProviderAnthropic {
+		return nil, fmt.Errorf("providers.%s.thinking is set, but %s is an OpenAI-compatible provider: thinking budgets apply to Anthropic models (type \"anthropic\")", name, name)
+	}
 	key := ""
-	if keyEnv != "" {
+	if b.keyEnv != "" {
 		// keyEnv is set for a built-in provider that needs a key, or
 		// because the config names one (providers.<name>.api_key_env):
 		// either way an unset variable would only fail later, as a 401.
-		key = getenv(keyEnv)
+		key = getenv(b.keyEnv)
 		if key == "" {
-			return nil, errors.New("no API key for " + name + ": set the " + keyEnv + " environment variable")
+			return nil, errors.New("no API key for " + name + ": set the " + b.keyEnv + " environment variable")
 		}
 	}
-	return openai.New(openai.Config{BaseURL: baseURL, APIKey: key, Model: model, Name: spec})
+	if b.typ == config.ProviderAnthropic {
+		limits, _ := KnownLimits(model)
+		return anthropic.New(anthropic.Config{Endpoint: remote.Endpoint{BaseURL: b.baseURL, APIKey: key, KeyEnv: b.keyEnv, Model: model, Name: spec,
+			ContextWindow: limits.Window, MaxOutput: limits.MaxOutput}, ThinkingBudget: thinking.Budget()})
+	}
+	return openai.New(openai.Config{Endpoint: remote.Endpoint{BaseURL: b.baseURL, APIKey: key, KeyEnv: b.keyEnv, Model: model, Name: spec}})
 }

@@ -8,6 +8,8 @@ import (
 	"testing"
 
 	"github.com/agentls/agentls/internal/agent"
+	"github.com/agentls/agentls/internal/agent/anthropic"
+	"github.com/agentls/agentls/internal/agent/anthropic/anthropictest"
 	"github.com/agentls/agentls/internal/agent/model"
 	"github.com/agentls/agentls/internal/config"
 )
@@ -110,6 +112,29 @@ func TestNewErrors(t *testing.T) {
 			errParts:  []string{"gpu-box:8000"},
 		},
 		{name: "missing replay script", spec: "replay:nope.json", errParts: []string{"nope.json"}},
+		{name: "anthropic without key", spec: "anthropic:claude-sonnet-4-5", env: map[string]string{"OPENAI_API_KEY": "sk"}, errParts: []string{"no API key for anthropic", "ANTHROPIC_API_KEY"}},
+		{
+			name: "anthropic type without its key variable", spec: "gw:claude-sonnet-4-5",
+			providers: map[string]config.Provider{"gw": {Type: "anthropic", BaseURL: "http://gw:4000", APIKeyEnv: "GW_KEY"}},
+			errParts:  []string{"GW_KEY"},
+		},
+		{
+			name: "built-in given another type", spec: "openai:gpt-4.1",
+			providers: map[string]config.Provider{"openai": {Type: "anthropic"}},
+			env:       map[string]string{"OPENAI_API_KEY": "sk"},
+			errParts:  []string{"providers.openai.type", "built-in openai provider", "another name"},
+		},
+		{
+			name: "thinking on an OpenAI-compatible provider", spec: "vllm:qwen",
+			providers: map[string]config.Provider{"vllm": {Thinking: 4096}},
+			errParts:  []string{"providers.vllm.thinking", "OpenAI-compatible", `"anthropic"`},
+		},
+		{
+			name: "thinking budget over the model's longest answer", spec: "anthropic:claude-3-5-haiku-latest",
+			providers: map[string]config.Provider{"anthropic": {Thinking: 9000}},
+			env:       map[string]string{"ANTHROPIC_API_KEY": "k"},
+			errParts:  []string{"thinking budget 9000", "max_tokens 8192"},
+		},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -126,7 +151,7 @@ func TestNewErrors(t *testing.T) {
 	}
 }
 
-func TestNewOpenAICompatible(t *testing.T) {
+func TestNewByType(t *testing.T) {
 	tests := []struct {
 		name      string
 		spec      string
@@ -152,6 +177,11 @@ func TestNewOpenAICompatible(t *testing.T) {
 			name: "built-in with another base_url", spec: "ollama:qwen3",
 			providers: map[string]config.Provider{"ollama": {BaseURL: "http://gpu-box:11434/v1"}},
 		},
+		{name: "anthropic with key", spec: "anthropic:claude-sonnet-4-5", env: map[string]string{"ANTHROPIC_API_KEY": "sk-ant"}},
+		{
+			name: "anthropic gateway without a key", spec: "gw:claude-haiku-4-5",
+			providers: map[string]config.Provider{"gw": {Type: "anthropic", BaseURL: "http://gw:4000"}},
+		},
 		{
 			name: "openai with its key in another variable", spec: "openai:gpt-4.1",
 			providers: map[string]config.Provider{"openai": {APIKeyEnv: "WORK_OPENAI_KEY"}},
@@ -167,7 +197,95 @@ func TestNewOpenAICompatible(t *testing.T) {
 			if p.Name() != tt.spec {
 				t.Errorf("Name() = %q, want %q", p.Name(), tt.spec)
 			}
+			wantAnthropic := strings.HasPrefix(tt.spec, "anthropic:") || strings.HasPrefix(tt.spec, "gw:")
+			if _, ok := p.(*anthropic.Provider); ok != wantAnthropic {
+				t.Errorf("New(%q) = %T, want the Anthropic provider: %v", tt.spec, p, wantAnthropic)
+			}
 		})
+	}
+}
+
+// TestAnthropicSettingsReachTheRequest: base_url, the key variable, the
+// model's thinking setting over the provider's, and the known limits.
+func TestAnthropicSettingsReachTheRequest(t *testing.T) {
+	srv := anthropictest.New(func(anthropictest.Request) anthropictest.Reply { return anthropictest.Reply{Parts: []string{"ok"}} })
+	defer srv.Close()
+	srv.Key = "sk-work"
+	providers := map[string]config.Provider{"anthropic": {BaseURL: srv.URL, APIKeyEnv: "WORK_ANTHROPIC_KEY", Thinking: 2048,
+		Models: map[string]config.ModelLimits{"claude-opus-4-5": {Thinking: 16000}, "claude-haiku-4-5": {Thinking: config.ThinkingOff}}}}
+	getenv := env(map[string]string{"WORK_ANTHROPIC_KEY": "sk-work", "ANTHROPIC_API_KEY": "sk-other"})
+	for _, tc := range []struct {
+		model            string
+		budget, maxOut   int
+		window, maxToken int
+	}{
+		{model: "claude-opus-4-5", budget: 16000, maxOut: 64000, window: 200000, maxToken: 32000},
+		{model: "claude-sonnet-4-5", budget: 2048, maxOut: 64000, window: 200000, maxToken: 32000},
+		{model: "claude-haiku-4-5", budget: 0, maxOut: 64000, window: 200000, maxToken: 32000},
+		{model: "claude-3-5-haiku-latest", budget: 2048, maxOut: 8192, window: 200000, maxToken: 8192},
+	} {
+		p, err := model.New("anthropic:"+tc.model, model.Options{Providers: providers, Getenv: getenv})
+		if err != nil {
+			t.Fatalf("%s: %v", tc.model, err)
+		}
+		if w := p.(agent.Windowed); w.ContextWindow() != tc.window || w.MaxOutput() != tc.maxOut {
+			t.Errorf("%s: window %d, max output %d", tc.model, w.ContextWindow(), w.MaxOutput())
+		}
+		if _, err := p.Complete(context.Background(), agent.Request{Messages: []agent.Message{{Role: agent.RoleUser, Content: "hi"}}}, agent.Stream{}); err != nil {
+			t.Fatalf("%s: %v", tc.model, err)
+		}
+		reqs := srv.Requests()
+		r := reqs[len(reqs)-1]
+		budget := 0
+		if r.Thinking != nil {
+			budget = r.Thinking.BudgetTokens
+		}
+		if r.Model != tc.model || budget != tc.budget || r.MaxTokens != tc.maxToken {
+			t.Errorf("%s: request for %q with thinking %d, max_tokens %d; want thinking %d, max_tokens %d", tc.model, r.Model, budget, r.MaxTokens, tc.budget, tc.maxToken)
+		}
+	}
+}
+
+// TestAnthropicMissingKeyMakesNoRequest: an unset ANTHROPIC_API_KEY fails
+// in New, before anything is sent.
+func TestAnthropicMissingKeyMakesNoRequest(t *testing.T) {
+	srv := anthropictest.New(func(anthropictest.Request) anthropictest.Reply { return anthropictest.Reply{Parts: []string{"ok"}} })
+	defer srv.Close()
+	_, err := model.New("anthropic:claude-sonnet-4-5", model.Options{
+		Providers: map[string]config.Provider{"anthropic": {BaseURL: srv.URL}}, Getenv: env(nil)})
+	if err == nil || !strings.Contains(err.Error(), "set the ANTHROPIC_API_KEY environment variable") {
+		t.Fatalf("err = %v, want one naming ANTHROPIC_API_KEY", err)
+	}
+	if n := len(srv.Requests()); n != 0 {
+		t.Errorf("%d requests reached the server, want none", n)
+	}
+}
+
+func TestKnownLimits(t *testing.T) {
+	for name, want := range map[string]model.Limits{
+		"claude-opus-4-5-20251101":         {200000, 64000},
+		"claude-opus-4-1-20250805":         {200000, 32000},
+		"claude-opus-4-20250514":           {200000, 32000},
+		"claude-opus-4-6":                  {200000, 128000},
+		"claude-sonnet-4-5-20250929":       {200000, 64000},
+		"claude-sonnet-4-20250514":         {200000, 64000},
+		"claude-haiku-4-5":                 {200000, 64000},
+		"claude-3-7-sonnet-latest":         {200000, 64000},
+		"claude-3-5-sonnet-20241022":       {200000, 8192},
+		"claude-3-5-haiku-latest":          {200000, 8192},
+		"claude-3-opus-20240229":           {200000, 4096},
+		"anthropic/claude-sonnet-4.5":      {200000, 64000},
+		"anthropic.claude-sonnet-4-5-v1:0": {200000, 64000},
+		"claude-sonnet-5":                  {200000, 8192},
+		"gpt-4.1-mini":                     {1047576, 32768},
+	} {
+		got, ok := model.KnownLimits(name)
+		if !ok || got != want {
+			t.Errorf("KnownLimits(%q) = %+v, %v; want %+v", name, got, ok, want)
+		}
+	}
+	if _, ok := model.KnownLimits("mystery-7b"); ok {
+		t.Error("KnownLimits knows a made-up model")
 	}
 }
 

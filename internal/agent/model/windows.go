@@ -15,13 +15,22 @@ var knownLimits = []struct {
 	prefix string
 	limits Limits
 }{
+	// Claude: every current model has a 200k window (Sonnet 4 and 4.5
+	// reach 1M only with a beta header agentls does not send). Newer
+	// versions of a family come before the family's prefix.
+	{"claude-opus-4-6", Limits{200000, 128000}},
+	{"claude-opus-4-5", Limits{200000, 64000}},
+	{"claude-opus-4-1", Limits{200000, 32000}},
 	{"claude-opus-4", Limits{200000, 32000}},
+	{"claude-sonnet-4-6", Limits{200000, 64000}},
+	{"claude-sonnet-4-5", Limits{200000, 64000}},
 	{"claude-sonnet-4", Limits{200000, 64000}},
-	{"claude-haiku-4", Limits{200000, 64000}},
+	{"claude-haiku-4-5", Limits{200000, 64000}},
 	{"claude-3-7-sonnet", Limits{200000, 64000}},
 	{"claude-3-5-haiku", Limits{200000, 8192}},
 	{"claude-3-5-sonnet", Limits{200000, 8192}},
 	{"claude-3", Limits{200000, 4096}},
+	{"claude", Limits{200000, 8192}}, // a Claude model newer than this list
 	{"gpt-5", Limits{400000, 128000}},
 	{"gpt-4.1", Limits{1047576, 32768}},
 	{"gpt-4o", Limits{128000, 16384}},

@@ -18,6 +18,8 @@ import (
 	"time"
 
 	"github.com/agentls/agentls/internal/agent"
+	"github.com/agentls/agentls/internal/agent/providertest"
+	"github.com/agentls/agentls/internal/agent/remote"
 )
 
 // ---- helpers: a loopback server speaking chat-completions SSE ----
@@ -98,22 +100,12 @@ func server(t *testing.T, h func(w http.ResponseWriter, r *http.Request, n int))
 
 func newProvider(t *testing.T, baseURL string, mod ...func(*Config)) *Provider {
 	t.Helper()
-	cfg := Config{
-		BaseURL:        baseURL + "/v1",
-		APIKey:         "test-key",
-		Model:          "test-model",
-		Timeout:        5 * time.Second,
-		RetryBaseDelay: time.Millisecond,
-		MaxRetryDelay:  2 * time.Second,
-	}
-	for _, m := range mod {
-		m(&cfg)
-	}
-	p, err := New(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return p
+	return providertest.Configure(t, New, Config{Endpoint: remote.Endpoint{
+		BaseURL: baseURL + "/v1",
+		APIKey:  "test-key",
+		Model:   "test-model",
+		Policy:  providertest.FastRetries(),
+	}}, mod...)
 }
 
 var simpleReq = agent.Request{Messages: []agent.Message{{Role: agent.RoleUser, Content: "hi"}}}
@@ -122,18 +114,6 @@ var simpleReq = agent.Request{Messages: []agent.Message{{Role: agent.RoleUser, C
 func collect() (func(string), *[]string) {
 	var got []string
 	return func(s string) { got = append(got, s) }, &got
-}
-
-func wantErr(t *testing.T, err error, parts ...string) {
-	t.Helper()
-	if err == nil {
-		t.Fatalf("err = nil, want one containing %q", parts)
-	}
-	for _, p := range parts {
-		if !strings.Contains(err.Error(), p) {
-			t.Errorf("err = %q\nwant it to contain %q", err, p)
-		}
-	}
 }
 
 // ---- streaming ----
@@ -305,7 +285,7 @@ func TestToolCallEdgeCases(t *testing.T) {
 	if err := json.Unmarshal(c1.Input, &obj); err == nil {
 		t.Errorf("invalid arguments decoded into an object without error")
 	}
-	if got := toolArguments(c1.Input); got != `{"path": "a.` {
+	if got := remote.ToolArguments(c1.Input); got != `{"path": "a.` {
 		t.Errorf("toolArguments round trip = %q", got)
 	}
 	want := []agent.ToolCall{
@@ -377,7 +357,7 @@ func TestRetryAfterTooLongFailsAtOnce(t *testing.T) {
 	})
 	start := time.Now()
 	_, err := newProvider(t, srv.URL).Complete(context.Background(), simpleReq, agent.Stream{})
-	wantErr(t, err, "rate limited (429)", "wait 2m0s", "try again later", "quota")
+	providertest.WantErr(t, err, "rate limited (429)", "wait 2m0s", "try again later", "quota")
 	if count.Load() != 1 || time.Since(start) > time.Second {
 		t.Errorf("%d requests in %s, want 1 at once", count.Load(), time.Since(start))
 	}
@@ -388,7 +368,7 @@ func TestRateLimitedAfterRetries(t *testing.T) {
 		jsonError(w, http.StatusTooManyRequests, "slow down")
 	})
 	_, err := newProvider(t, srv.URL, func(c *Config) { c.MaxRetries = 2 }).Complete(context.Background(), simpleReq, agent.Stream{})
-	wantErr(t, err, "openai test-model: rate limited (429) after 3 attempts: try again later")
+	providertest.WantErr(t, err, "openai test-model: rate limited (429) after 3 attempts: try again later")
 	if count.Load() != 3 {
 		t.Errorf("requests = %d, want 3", count.Load())
 	}
@@ -401,7 +381,7 @@ func TestServerErrorRetriedThenFails(t *testing.T) {
 		io.WriteString(w, "<html>\n  <body>Internal   Server Error</body>\n</html>")
 	})
 	_, err := newProvider(t, srv.URL).Complete(context.Background(), simpleReq, agent.Stream{})
-	wantErr(t, err, "server error (500) after 4 attempts: try again later", "Internal Server Error")
+	providertest.WantErr(t, err, "server error (500) after 4 attempts: try again later", "Internal Server Error")
 	if count.Load() != 4 {
 		t.Errorf("requests = %d, want 4 (1 + MaxRetries 3)", count.Load())
 	}
@@ -412,7 +392,7 @@ func TestNoRetriesWhenNegative(t *testing.T) {
 		jsonError(w, http.StatusServiceUnavailable, "overloaded")
 	})
 	_, err := newProvider(t, srv.URL, func(c *Config) { c.MaxRetries = -1 }).Complete(context.Background(), simpleReq, agent.Stream{})
-	wantErr(t, err, "server error (503): try again later (server said: overloaded)")
+	providertest.WantErr(t, err, "server error (503): try again later (server said: overloaded)")
 	if count.Load() != 1 {
 		t.Errorf("requests = %d, want 1", count.Load())
 	}
@@ -435,7 +415,7 @@ func TestConnectionRefusedRetried(t *testing.T) {
 	t.Cleanup(tr.CloseIdleConnections)
 	p := newProvider(t, "http://"+addr, func(c *Config) { c.HTTPClient = &http.Client{Transport: tr} })
 	_, err = p.Complete(context.Background(), simpleReq, agent.Stream{})
-	wantErr(t, err, "cannot reach http://"+addr+"/v1 after 4 attempts", "check the base URL and that the server is running")
+	providertest.WantErr(t, err, "cannot reach http://"+addr+"/v1 after 4 attempts", "check the base URL and that the server is running")
 	if !errors.Is(err, syscall.ECONNREFUSED) {
 		t.Errorf("err does not wrap ECONNREFUSED: %v", err)
 	}
@@ -476,7 +456,7 @@ func TestBrokenStreamAfterTextIsError(t *testing.T) {
 	})
 	onText, got := collect()
 	_, err := newProvider(t, srv.URL).Complete(context.Background(), simpleReq, agent.Stream{Text: onText})
-	wantErr(t, err, "stream from", "broke after part of the answer was shown", "incomplete")
+	providertest.WantErr(t, err, "stream from", "broke after part of the answer was shown", "incomplete")
 	if !errors.Is(err, io.ErrUnexpectedEOF) {
 		t.Errorf("err does not wrap io.ErrUnexpectedEOF: %v", err)
 	}
@@ -511,7 +491,7 @@ func TestBrokenStreamAlwaysFails(t *testing.T) {
 		breakConn(t, w)
 	})
 	_, err := newProvider(t, srv.URL, func(c *Config) { c.MaxRetries = 1 }).Complete(context.Background(), simpleReq, agent.Stream{})
-	wantErr(t, err, "stream from", "broke before any output after 2 attempts")
+	providertest.WantErr(t, err, "stream from", "broke before any output after 2 attempts")
 	if count.Load() != 2 {
 		t.Errorf("requests = %d, want 2", count.Load())
 	}
@@ -536,7 +516,7 @@ func TestErrorEventInStream(t *testing.T) {
 		sse(w, `{"error":{"message":"context length exceeded","type":"invalid_request_error"}}`)
 	})
 	_, err := newProvider(t, srv.URL).Complete(context.Background(), simpleReq, agent.Stream{})
-	wantErr(t, err, "error mid-stream: context length exceeded")
+	providertest.WantErr(t, err, "error mid-stream: context length exceeded")
 	if count.Load() != 1 {
 		t.Errorf("requests = %d, want 1", count.Load())
 	}
@@ -550,7 +530,7 @@ func TestServerThatDoesNotStream(t *testing.T) {
 		io.WriteString(w, `{"id":"x","object":"chat.completion","choices":[]}`)
 	})
 	_, err := newProvider(t, srv.URL).Complete(context.Background(), simpleReq, agent.Stream{})
-	wantErr(t, err, "answered with application/json instead of an event stream")
+	providertest.WantErr(t, err, "answered with application/json instead of an event stream")
 	if count.Load() != 1 {
 		t.Errorf("requests = %d, want 1", count.Load())
 	}
@@ -563,7 +543,7 @@ func TestAuthFailed(t *testing.T) {
 				jsonError(w, status, "Incorrect API key provided")
 			})
 			_, err := newProvider(t, srv.URL).Complete(context.Background(), simpleReq, agent.Stream{})
-			wantErr(t, err, fmt.Sprintf("openai test-model: authentication failed (%d): check the API key (server said: Incorrect API key provided)", status))
+			providertest.WantErr(t, err, fmt.Sprintf("openai test-model: authentication failed (%d): check the API key (server said: Incorrect API key provided)", status))
 			if count.Load() != 1 {
 				t.Errorf("requests = %d, want 1 (no retry)", count.Load())
 			}
@@ -579,7 +559,7 @@ func TestModelNotFound(t *testing.T) {
 		io.WriteString(w, `{"error":"model \"nope\" not found, try pulling it first"}`)
 	})
 	_, err := newProvider(t, srv.URL).Complete(context.Background(), simpleReq, agent.Stream{})
-	wantErr(t, err, fmt.Sprintf(`openai test-model: model "test-model" not found at %s/v1 (404): check the model name and base URL`, srv.URL),
+	providertest.WantErr(t, err, fmt.Sprintf(`openai test-model: model "test-model" not found at %s/v1 (404): check the model name and base URL`, srv.URL),
 		`server said: model "nope" not found, try pulling it first`)
 	if count.Load() != 1 {
 		t.Errorf("requests = %d, want 1 (no retry)", count.Load())
@@ -591,7 +571,7 @@ func TestBadRequestNotRetried(t *testing.T) {
 		jsonError(w, http.StatusBadRequest, "test-model does not support tools")
 	})
 	_, err := newProvider(t, srv.URL).Complete(context.Background(), simpleReq, agent.Stream{})
-	wantErr(t, err, "request rejected (400) (server said: test-model does not support tools)")
+	providertest.WantErr(t, err, "request rejected (400) (server said: test-model does not support tools)")
 	if count.Load() != 1 {
 		t.Errorf("requests = %d, want 1", count.Load())
 	}
@@ -613,7 +593,7 @@ func TestTimeoutBoundsHangingServer(t *testing.T) {
 	p := newProvider(t, srv.URL, func(c *Config) { c.Timeout = 200 * time.Millisecond })
 	start := time.Now()
 	_, err := p.Complete(context.Background(), simpleReq, agent.Stream{})
-	wantErr(t, err, fmt.Sprintf("no answer from %s/v1 within 200ms", srv.URL))
+	providertest.WantErr(t, err, fmt.Sprintf("no answer from %s/v1 within 200ms", srv.URL))
 	if d := time.Since(start); d > 2*time.Second {
 		t.Errorf("took %s, want about 200ms", d)
 	}
@@ -632,7 +612,7 @@ func TestTimeoutMidStream(t *testing.T) {
 	start := time.Now()
 	onText, _ := collect()
 	_, err := p.Complete(context.Background(), simpleReq, agent.Stream{Text: onText})
-	wantErr(t, err, "no complete answer from", "within 200ms")
+	providertest.WantErr(t, err, "no complete answer from", "within 200ms")
 	if d := time.Since(start); d > 2*time.Second || count.Load() != 1 {
 		t.Errorf("took %s with %d requests", d, count.Load())
 	}
@@ -648,7 +628,7 @@ func TestCancelWhileInFlight(t *testing.T) {
 	if !errors.Is(err, context.Canceled) {
 		t.Fatalf("err = %v, want context.Canceled", err)
 	}
-	wantErr(t, err, "openai test-model:")
+	providertest.WantErr(t, err, "openai test-model:")
 	if d := time.Since(start); d > time.Second {
 		t.Errorf("returned after %s, want promptly", d)
 	}
@@ -670,120 +650,24 @@ func TestCancelDuringBackoff(t *testing.T) {
 
 // ---- units ----
 
-func TestRetryAfterParse(t *testing.T) {
-	now := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
-	for _, tc := range []struct {
-		ms, ra string
-		want   time.Duration
-	}{
-		{"", "", -1},
-		{"250", "", 250 * time.Millisecond},
-		{"250", "9", 250 * time.Millisecond}, // -ms wins
-		{"", "2", 2 * time.Second},
-		{"", "0.5", 500 * time.Millisecond},
-		{"", now.Add(3 * time.Second).Format(http.TimeFormat), 3 * time.Second},
-		{"", now.Add(-time.Hour).Format(http.TimeFormat), 0},
-		{"", "soon", -1},
-		{"", "-1", -1},
-		{"x", "1", time.Second},
-	} {
-		h := http.Header{}
-		if tc.ms != "" {
-			h.Set("Retry-After-Ms", tc.ms)
-		}
-		if tc.ra != "" {
-			h.Set("Retry-After", tc.ra)
-		}
-		if got := retryAfter(h, now); got != tc.want {
-			t.Errorf("retryAfter(ms=%q, ra=%q) = %s, want %s", tc.ms, tc.ra, got, tc.want)
-		}
-	}
-}
-
-func TestToolInput(t *testing.T) {
-	for args, want := range map[string]string{
-		"":                  `{}`,
-		"  ":                `{}`,
-		`{"a":1}`:           `{"a":1}`,
-		` {"a":1} `:         `{"a":1}`,
-		`{"a":`:             `"{\"a\":"`,
-		"not json":          `"not json"`,
-		`{"a":"\u00e9"}`:    `{"a":"\u00e9"}`,
-		`{"path":"a.go"}{}`: `"{\"path\":\"a.go\"}{}"`,
-	} {
-		if got := string(toolInput(args)); got != want {
-			t.Errorf("toolInput(%q) = %s, want %s", args, got, want)
-		}
-	}
-	for in, want := range map[string]string{
-		``:          `{}`,
-		`{"a":1}`:   `{"a":1}`,
-		`"{\"a\":"`: `{"a":`,
-	} {
-		if got := toolArguments(json.RawMessage(in)); got != want {
-			t.Errorf("toolArguments(%s) = %q, want %q", in, got, want)
-		}
-	}
-}
-
-func TestNewConfig(t *testing.T) {
-	if _, err := New(Config{}); err == nil || !strings.Contains(err.Error(), "no model configured") {
-		t.Errorf("New without model: err = %v", err)
-	}
-	if _, err := New(Config{Model: "m", BaseURL: "localhost:11434/v1"}); err == nil || !strings.Contains(err.Error(), "not an absolute http(s) URL") {
-		t.Errorf("New with bad base URL: err = %v", err)
-	}
-	p, err := New(Config{Model: "gpt-4.1"})
+func TestNewDefaults(t *testing.T) {
+	p, err := New(Config{Endpoint: remote.Endpoint{Model: "gpt-4.1", KeyEnv: "OPENAI_API_KEY"}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if p.Name() != "openai:gpt-4.1" || p.cfg.BaseURL != DefaultBaseURL || p.cfg.Timeout != DefaultTimeout || p.cfg.MaxRetries != DefaultMaxRetries {
+	if p.Name() != "openai:gpt-4.1" || p.cfg.BaseURL != DefaultBaseURL || p.cfg.Timeout != remote.DefaultTimeout || p.call.Target.KeyEnv != "OPENAI_API_KEY" {
 		t.Errorf("defaults not applied: %+v", p.cfg)
 	}
-	p, _ = New(Config{Model: "llama3", Name: "ollama:llama3", BaseURL: "http://localhost:11434/v1/"})
-	if p.Name() != "ollama:llama3" || p.cfg.BaseURL != "http://localhost:11434/v1" {
-		t.Errorf("Name %q BaseURL %q", p.Name(), p.cfg.BaseURL)
+	if _, err := New(Config{}); err == nil || !strings.Contains(err.Error(), "openai: no model configured: set the model name, e.g. gpt-4.1") {
+		t.Errorf("New without model: err = %v", err)
 	}
 }
 
 func TestBadRequestInputs(t *testing.T) {
 	p := newProvider(t, "http://127.0.0.1:1")
 	_, err := p.Complete(context.Background(), agent.Request{Tools: []agent.ToolDef{{Name: "t", Schema: json.RawMessage(`[1]`)}}}, agent.Stream{})
-	wantErr(t, err, `tool "t": schema is not a JSON object`)
+	providertest.WantErr(t, err, `tool "t": schema is not a JSON object`)
 	_, err = p.Complete(context.Background(), agent.Request{Messages: []agent.Message{{Role: "robot"}}}, agent.Stream{})
-	wantErr(t, err, `unknown role "robot"`)
+	providertest.WantErr(t, err, `unknown role "robot"`)
 }
 
-// An answer longer than MaxAnswerBytes — text, or a tool call's
-// arguments — is cut off with an error, not retried: a model repeating
-// itself must not fill memory, the history and the editor.
-func TestAnswerTooLongIsCut(t *testing.T) {
-	long := strings.Repeat("la ", 200)
-	for _, tc := range []struct {
-		name string
-		send func(w http.ResponseWriter)
-	}{
-		{"text", func(w http.ResponseWriter) { streamText(w, long, long, long, long, long, long) }},
-		{"tool arguments", func(w http.ResponseWriter) {
-			startSSE(w)
-			for i := range 6 {
-				args, _ := json.Marshal(long)
-				if i == 0 {
-					args = []byte(`"{\"content\":\""`)
-				}
-				sse(w, chunk(fmt.Sprintf(`{"tool_calls":[{"index":0,"id":"c1","function":{"name":"write","arguments":%s}}]}`, args), ""))
-			}
-			sse(w, chunk(`{}`, "tool_calls"))
-			sse(w, "[DONE]")
-		}},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			srv, count := server(t, func(w http.ResponseWriter, _ *http.Request, _ int) { tc.send(w) })
-			_, err := newProvider(t, srv.URL, func(c *Config) { c.MaxAnswerBytes = 2000 }).Complete(context.Background(), simpleReq, agent.Stream{})
-			wantErr(t, err, "passed 2000 bytes", "stopped reading it", "ask again")
-			if count.Load() != 1 {
-				t.Errorf("requests = %d, want 1 (no retry)", count.Load())
-			}
-		})
-	}
-}

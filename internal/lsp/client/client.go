@@ -84,7 +84,7 @@ func (c *Client) Root() string { return c.root }
 // status displays and tests.
 func (c *Client) PID() int {
 	if s := c.current(); s != nil {
-		return s.proc.pid()
+		return s.proc.Pid()
 	}
 	return 0
 }
@@ -145,7 +145,7 @@ func (c *Client) live(ctx context.Context) (*session, error) {
 			case c.startErr != nil:
 				status = c.startErr.Error()
 			case old != nil:
-				status = old.proc.exitStatus()
+				status = old.proc.ExitStatus()
 			}
 			return nil, kindErrorf(ErrCrashLoop, "%s crashed %d times within a minute (restarted %d times) and is not restarted again; last exit: %s. Fix the cause (its command and settings are under lsp.%s in the config), then restart it with lsp_restart %s", c.name, len(c.restarts)+1, len(c.restarts), status, c.name, c.name)
 		}

@@ -298,7 +298,7 @@ func (s *session) waitPublished(ctx context.Context, d docState) ([]diagnostic, 
 		case <-ctx.Done():
 			return nil, ctx.Err()
 		case <-s.ctx.Done():
-			return nil, kindErrorf(errExited, "%s exited while computing diagnostics (%s); it restarts on next use", s.name, s.proc.exitStatus())
+			return nil, kindErrorf(errExited, "%s exited while computing diagnostics (%s); it restarts on next use", s.name, s.proc.ExitStatus())
 		case <-wake:
 		case <-timer.C:
 		}

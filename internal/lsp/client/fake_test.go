@@ -7,7 +7,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 	"unicode/utf16"
@@ -287,7 +286,9 @@ func TestCrashReopensDocuments(t *testing.T) {
 	waitFor(t, "the first process to read both didOpens", func() bool { return len(framesWith(t, logPath, "textDocument/didOpen")) == 2 })
 	c := m.Clients()[0]
 	pid := c.PID()
-	if err := syscall.Kill(pid, syscall.SIGKILL); err != nil {
+	if p, err := os.FindProcess(pid); err != nil {
+		t.Fatal(err)
+	} else if err := p.Kill(); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := c.Definition(ctx, a, 1, 1); err != nil {

@@ -6,7 +6,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 	"unicode/utf16"
@@ -349,7 +348,9 @@ func TestGoplsCrashRestart(t *testing.T) {
 		if pid == 0 {
 			t.Fatalf("crash %d: gopls is not running", crash)
 		}
-		if err := syscall.Kill(pid, syscall.SIGKILL); err != nil {
+		if p, err := os.FindProcess(pid); err != nil {
+			t.Fatal(err)
+		} else if err := p.Kill(); err != nil {
 			t.Fatal(err)
 		}
 		err := refs()

@@ -14,7 +14,7 @@ import (
 // the wire framing and the overlay's position helpers.
 func TestImportRule(t *testing.T) {
 	allowed := map[string]map[string]bool{
-		".":          {"internal/lsp/framing": true, "internal/lsp/overlay": true},
+		".":          {"internal/lsp/framing": true, "internal/lsp/overlay": true, "internal/proc": true},
 		"../docsync": {},
 	}
 	for dir, ok := range allowed {

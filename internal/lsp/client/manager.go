@@ -12,6 +12,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/agentls/agentls/internal/proc"
 )
 
 // Manager owns the language servers of one agentls process: it picks the
@@ -321,7 +323,7 @@ func (m *Manager) clientLocked(e serverEntry, abs string) (*Client, error) {
 // resolveCommand finds the server's program on PATH. A miss is
 // remembered for 30 s so a missing server costs no PATH scan per call.
 func (m *Manager) resolveCommand(e serverEntry) ([]string, error) {
-	program := expandHome(e.cfg.Command[0])
+	program := proc.ExpandHome(e.cfg.Command[0])
 	if until, ok := m.missing[program]; !ok || time.Now().After(until) {
 		full, err := m.lookPath(program)
 		if err == nil {

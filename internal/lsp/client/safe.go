@@ -10,6 +10,8 @@ import (
 	"path/filepath"
 	"strings"
 	"time"
+
+	"github.com/agentls/agentls/internal/proc"
 )
 
 // The safe forms of the built-in servers: what each gets in a workspace
@@ -71,7 +73,7 @@ func safePyright(s *safeStart) error {
 	s.dropInside(python, "pythonPath", "the Python interpreter %s that python.pythonPath names")
 	for _, name := range []string{"python3", "python"} {
 		if full := lookIn(name, s.fullPath, s.root); full != "" {
-			if s.g.inside(full) {
+			if s.g.Inside(full) {
 				s.code = append(s.code, fmt.Sprintf("the Python interpreter %s from this repository, which pyright runs to find its search paths", s.rel(full)))
 			}
 			break
@@ -95,12 +97,12 @@ func safePyright(s *safeStart) error {
 func (m *Manager) outsidePython(s *safeStart) string {
 	m.pyMu.Lock()
 	defer m.pyMu.Unlock()
-	if py, ok := m.python[s.path]; ok && (py == "" || !s.g.inside(py)) {
+	if py, ok := m.python[s.path]; ok && (py == "" || !s.g.Inside(py)) {
 		return py
 	}
 	py := ""
 	for _, name := range []string{"python3", "python"} {
-		if py = s.g.program(name, s.path); py != "" {
+		if py = s.g.Program(name, s.path); py != "" {
 			break
 		}
 	}
@@ -108,10 +110,10 @@ func (m *Manager) outsidePython(s *safeStart) string {
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 		cmd := exec.CommandContext(ctx, py, "-I", "-c", "import sys; print(sys.executable)")
 		cmd.Dir = os.TempDir()
-		cmd.Env = mergeEnv(os.Environ(), map[string]string{"PATH": s.path})
+		cmd.Env = proc.MergeEnv(os.Environ(), map[string]string{"PATH": s.path})
 		out, err := cmd.Output()
 		cancel()
-		if real := strings.TrimSpace(string(out)); err == nil && filepath.IsAbs(real) && executable(real) && !s.g.inside(real) {
+		if real := strings.TrimSpace(string(out)); err == nil && filepath.IsAbs(real) && proc.Executable(real) && !s.g.Inside(real) {
 			py = real
 		}
 	}
@@ -139,7 +141,7 @@ func safeTypeScript(s *safeStart) error {
 	if plugins, ok := init["plugins"].([]any); ok {
 		kept := plugins[:0]
 		for _, p := range plugins {
-			if loc, _ := asMap(p)["location"].(string); loc != "" && s.g.inside(loc) {
+			if loc, _ := asMap(p)["location"].(string); loc != "" && s.g.Inside(loc) {
 				s.code = append(s.code, fmt.Sprintf("the tsserver plugin in %s", s.rel(loc)))
 				continue
 			}
@@ -182,9 +184,9 @@ func safeTypeScript(s *safeStart) error {
 // load without a project: the typescript package next to the server's own
 // (node's resolution from its real file), else the one behind a tsserver
 // program on the cleaned PATH. "" when there is none outside the folder.
-func globalTSServer(program, pathList string, g guard) string {
+func globalTSServer(program, pathList string, g proc.Guard) string {
 	ok := func(p string) bool {
-		return fileExists(p) && fileExists(filepath.Join(filepath.Dir(filepath.Dir(p)), "package.json")) && !g.inside(p)
+		return fileExists(p) && fileExists(filepath.Join(filepath.Dir(filepath.Dir(p)), "package.json")) && !g.Inside(p)
 	}
 	if real, err := filepath.EvalSymlinks(program); err == nil {
 		for dir := filepath.Dir(real); ; dir = filepath.Dir(dir) {
@@ -198,7 +200,7 @@ func globalTSServer(program, pathList string, g guard) string {
 			}
 		}
 	}
-	if bin := g.program("tsserver", pathList); bin != "" {
+	if bin := g.Program("tsserver", pathList); bin != "" {
 		if real, err := filepath.EvalSymlinks(bin); err == nil {
 			if p := filepath.Join(filepath.Dir(filepath.Dir(real)), "lib", "tsserver.js"); ok(p) {
 				return p
@@ -311,7 +313,7 @@ func safeClangd(s *safeStart) error {
 // dropInside deletes the setting m[key] when it is a path inside an
 // untrusted folder, and records what it named (what holds a %s for it).
 func (s *safeStart) dropInside(m map[string]any, key, what string) {
-	if p, _ := m[key].(string); p != "" && s.g.inside(p) {
+	if p, _ := m[key].(string); p != "" && s.g.Inside(p) {
 		s.code = append(s.code, fmt.Sprintf(what, s.rel(p)))
 		delete(m, key)
 	}

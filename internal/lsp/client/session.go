@@ -2,6 +2,7 @@ package client
 
 import (
 	"github.com/agentls/agentls/internal/lsp/framing"
+	"github.com/agentls/agentls/internal/proc"
 
 	"context"
 	"encoding/json"
@@ -27,7 +28,7 @@ type session struct {
 	c      *Client
 	name   string
 	log    *slog.Logger
-	proc   *proc
+	proc   *proc.Proc
 	conn   jsonrpc2.Conn
 	ctx    context.Context // ends when the process or the connection ends
 	cancel context.CancelFunc
@@ -66,14 +67,14 @@ type session struct {
 // startSession starts the server process as l says (prepare) and
 // initializes it.
 func startSession(ctx context.Context, c *Client, l launch) (*session, error) {
-	p, err := startProc(l.argv, c.root, l.env)
+	p, err := proc.Start(l.argv, c.root, l.env)
 	if err != nil {
 		return nil, fmt.Errorf("start %s (%s): %w; check lsp.%s.command", c.name, strings.Join(l.argv, " "), err, c.name)
 	}
 	s := &session{
 		c:        c,
 		name:     c.name,
-		log:      c.log.With("pid", p.pid()),
+		log:      c.log.With("pid", p.Pid()),
 		proc:     p,
 		docs:     map[string]*doc{},
 		versions: map[string]int32{},
@@ -99,7 +100,7 @@ func startSession(ctx context.Context, c *Client, l launch) (*session, error) {
 		s.stopping.Store(true)
 		s.kill()
 		if errors.Is(err, errExited) {
-			return nil, fmt.Errorf("%s exited while starting (%s); check that `%s` works in %s", c.name, p.exitStatus(), strings.Join(l.argv, " "), c.root)
+			return nil, fmt.Errorf("%s exited while starting (%s); check that `%s` works in %s", c.name, p.ExitStatus(), strings.Join(l.argv, " "), c.root)
 		}
 		return nil, fmt.Errorf("initialize %s: %w", c.name, err)
 	}
@@ -127,19 +128,19 @@ func startSession(ctx context.Context, c *Client, l launch) (*session, error) {
 // breaks (a server that closed stdout but lingers is killed).
 func (s *session) watchExit() {
 	select {
-	case <-s.proc.exited:
+	case <-s.proc.Exited():
 	case <-s.conn.Done():
 		select {
-		case <-s.proc.exited:
+		case <-s.proc.Exited():
 		case <-time.After(2 * time.Second):
-			s.proc.kill()
-			<-s.proc.exited
+			s.proc.Kill()
+			<-s.proc.Exited()
 		}
 	}
 	s.cancel()
 	_ = s.conn.Close()
 	if !s.stopping.Load() {
-		s.log.Warn("language server exited", "status", s.proc.exitStatus())
+		s.log.Warn("language server exited", "status", s.proc.ExitStatus())
 	}
 }
 
@@ -150,9 +151,9 @@ func (s *session) alive() bool {
 
 // kill ends the process now and waits (briefly) for it to be reaped.
 func (s *session) kill() {
-	s.proc.kill()
+	s.proc.Kill()
 	select {
-	case <-s.proc.exited:
+	case <-s.proc.Exited():
 	case <-time.After(2 * time.Second):
 	}
 	s.cancel()
@@ -180,7 +181,7 @@ func (s *session) stop(ctx context.Context, grace time.Duration) {
 			_ = s.conn.Notify(sctx, "exit", nil)
 		}
 		select {
-		case <-s.proc.exited:
+		case <-s.proc.Exited():
 		case <-sctx.Done():
 		}
 	}
@@ -203,7 +204,7 @@ func (s *session) request(ctx context.Context, timeout time.Duration, method str
 	case errors.As(err, &rpcErr):
 		return &ServerError{Server: s.name, Method: method, Code: int64(rpcErr.Code), Message: rpcErr.Message}
 	case !s.alive() || errors.Is(err, framing.ErrTransport):
-		return kindErrorf(errExited, "%s exited while answering %s (%s); it restarts on next use", s.name, method, s.proc.exitStatus())
+		return kindErrorf(errExited, "%s exited while answering %s (%s); it restarts on next use", s.name, method, s.proc.ExitStatus())
 	case ctx.Err() != nil:
 		s.cancelRequest(id)
 		return fmt.Errorf("%s: %s: %w", s.name, method, ctx.Err())
@@ -229,7 +230,7 @@ func (s *session) cancelRequest(id jsonrpc2.ID) {
 // notify sends a notification; only a dead connection makes it fail.
 func (s *session) notify(method string, params any) error {
 	if err := s.conn.Notify(s.ctx, method, params); err != nil {
-		return kindErrorf(errExited, "%s: send %s: %v (%s)", s.name, method, err, s.proc.exitStatus())
+		return kindErrorf(errExited, "%s: send %s: %v (%s)", s.name, method, err, s.proc.ExitStatus())
 	}
 	return nil
 }

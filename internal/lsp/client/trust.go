@@ -8,6 +8,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/agentls/agentls/internal/proc"
 )
 
 // Until the person trusts a workspace folder, no program from it runs.
@@ -37,87 +39,20 @@ type launch struct {
 	settings any
 }
 
-// guard knows the untrusted workspace folders of one start.
-type guard struct {
-	folders []string // cleaned, plus their link-resolved forms
-}
-
 // trustedFolder reports whether the workspace folder is trusted.
 func (m *Manager) trustedFolder(folder string) bool {
 	return folder != "" && m.trusted != nil && m.trusted(folder)
 }
 
 // guard lists the workspace folders that are not trusted now.
-func (m *Manager) guard() guard {
-	var g guard
+func (m *Manager) guard() proc.Guard {
+	var untrusted []string
 	for _, r := range m.ws.Roots() {
-		if m.trustedFolder(r) {
-			continue
-		}
-		r = filepath.Clean(r)
-		g.folders = append(g.folders, r)
-		if real, err := filepath.EvalSymlinks(r); err == nil && real != r {
-			g.folders = append(g.folders, real)
+		if !m.trustedFolder(r) {
+			untrusted = append(untrusted, r)
 		}
 	}
-	return g
-}
-
-// inside reports whether p, or the file its links lead to, lies in an
-// untrusted folder. A relative path counts as inside: it would depend on
-// the server's working folder, which is the project.
-func (g guard) inside(p string) bool {
-	if !filepath.IsAbs(p) {
-		return true
-	}
-	paths := []string{filepath.Clean(p)}
-	if real, err := filepath.EvalSymlinks(p); err == nil {
-		paths = append(paths, real)
-	}
-	for _, p := range paths {
-		for _, f := range g.folders {
-			if within(f, p) {
-				return true
-			}
-		}
-	}
-	return false
-}
-
-// cleanPath drops from a PATH list the entries a repository could supply:
-// empty and relative ones (they mean the server's working folder) and
-// those inside an untrusted folder.
-func (g guard) cleanPath(list string) string {
-	var kept []string
-	for _, dir := range filepath.SplitList(list) {
-		if dir == "" || !filepath.IsAbs(dir) || g.inside(dir) {
-			continue
-		}
-		kept = append(kept, dir)
-	}
-	return strings.Join(kept, string(os.PathListSeparator))
-}
-
-// program finds name for a start in an untrusted folder: a path is taken
-// as it is, a bare name is looked up in pathList; either way the file (and
-// where its links lead) must lie outside every untrusted folder. "" when
-// there is none.
-func (g guard) program(name, pathList string) string {
-	name = expandHome(name)
-	if strings.ContainsRune(name, filepath.Separator) {
-		abs, err := filepath.Abs(name)
-		if err != nil || !executable(abs) || g.inside(abs) {
-			return ""
-		}
-		return abs
-	}
-	for _, dir := range filepath.SplitList(pathList) {
-		p := filepath.Join(dir, name)
-		if executable(p) && !g.inside(p) {
-			return p
-		}
-	}
-	return ""
+	return proc.NewGuard(untrusted)
 }
 
 // lookIn is the first executable name in pathList as a process working in
@@ -127,27 +62,11 @@ func lookIn(name, pathList, cwd string) string {
 		if !filepath.IsAbs(dir) {
 			dir = filepath.Join(cwd, dir)
 		}
-		if p := filepath.Join(dir, name); executable(p) {
+		if p := filepath.Join(dir, name); proc.Executable(p) {
 			return p
 		}
 	}
 	return ""
-}
-
-// executable reports whether p is a file someone may execute.
-func executable(p string) bool {
-	fi, err := os.Stat(p)
-	return err == nil && fi.Mode().IsRegular() && fi.Mode().Perm()&0o111 != 0
-}
-
-// expandHome expands a leading "~/".
-func expandHome(p string) string {
-	if strings.HasPrefix(p, "~/") {
-		if home, err := os.UserHomeDir(); err == nil {
-			return filepath.Join(home, p[2:])
-		}
-	}
-	return p
 }
 
 // safeStart is one start in an untrusted folder being prepared.
@@ -156,7 +75,7 @@ type safeStart struct {
 	name   string
 	root   string // the server's project root
 	folder string // the workspace folder holding it
-	g      guard
+	g      proc.Guard
 	path   string // the cleaned PATH
 	// fullPath is the PATH the full form would get.
 	fullPath string
@@ -189,7 +108,7 @@ func (m *Manager) prepare(c *Client) (launch, error) {
 	if p, ok := c.cfg.Env["PATH"]; ok {
 		base = p
 	}
-	s.path, s.fullPath = s.g.cleanPath(base), base
+	s.path, s.fullPath = s.g.CleanPath(base), base
 	s.l.env = maps.Clone(c.cfg.Env)
 	if s.l.env == nil {
 		s.l.env = map[string]string{}
@@ -207,8 +126,8 @@ func (m *Manager) prepare(c *Client) (launch, error) {
 
 // form fills in the safe form of c's start.
 func (s *safeStart) form(c *Client) error {
-	prog := s.g.program(c.cfg.Command[0], s.path)
-	if full := c.argv[0]; s.g.inside(full) {
+	prog := s.g.Program(c.cfg.Command[0], s.path)
+	if full := c.argv[0]; s.g.Inside(full) {
 		s.code = append(s.code, fmt.Sprintf("its own %s program (%s)", filepath.Base(full), s.rel(full)))
 	}
 	if prog == "" {

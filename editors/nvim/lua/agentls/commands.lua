@@ -20,6 +20,9 @@ function M.define()
   create('AgentLog', function(o)
     require('agentls').log(o.mods)
   end, { nargs = 0, desc = 'agentls: show the transcript' })
+  create('AgentInstall', function(o)
+    require('agentls').install(o.args)
+  end, { nargs = '?', desc = 'agentls: build agentls with go (from this checkout, or go install …@version)' })
 end
 
 return M

@@ -23,18 +23,32 @@ function M.check()
     warn("setup() has not been called: call require('agentls').setup({...}) in your config",
       { 'The commands call it with the defaults on first use.' })
   end
-  local cmd = (cfg and cfg.cmd) or { 'agentls', 'serve', '--stdio' }
-  if vim.fn.executable(cmd[1]) == 1 then
-    local out = vim.fn.system({ cmd[1], 'version' })
-    if vim.v.shell_error == 0 then
-      ok(string.format('%s: %s', vim.fn.exepath(cmd[1]), vim.trim(out)))
-    else
-      warn(string.format('%s version failed: %s', cmd[1], vim.trim(out)))
-    end
+  local bin, from
+  if cfg and cfg.cmd then
+    bin, from = cfg.cmd[1], 'cmd in setup()'
   else
-    error_(string.format('%q is not executable', cmd[1]), {
-      'go install github.com/agentls/agentls/cmd/agentls@latest',
-      "or set cmd = { '/path/to/agentls', 'serve', '--stdio' } in setup()",
+    local binary = require('agentls.binary')
+    local found, looked = binary.find()
+    if found then
+      bin, from = found, looked == 'PATH' and 'on $PATH' or ('from ' .. looked)
+    else
+      error_('no agentls binary; looked in ' .. table.concat(looked, ', '), {
+        ':AgentInstall builds it with go (from this checkout of agentls, or go install)',
+        'or put a release binary on $PATH (see :help agentls-install)',
+        "or set cmd = { '/path/to/agentls', 'serve', '--stdio' } in setup()",
+      })
+    end
+  end
+  if bin and vim.fn.executable(bin) == 1 then
+    local out = vim.fn.system({ bin, 'version' })
+    if vim.v.shell_error == 0 then
+      ok(string.format('%s (%s): %s', vim.fn.exepath(bin), from, vim.trim(out)))
+    else
+      warn(string.format('%s version failed: %s', bin, vim.trim(out)))
+    end
+  elseif bin then
+    error_(string.format('%q (%s) is not executable', bin, from), {
+      "set cmd = { '/path/to/agentls', 'serve', '--stdio' } in setup(), or leave cmd out to use :AgentInstall's, mason's or $PATH's agentls",
     })
   end
 

@@ -6,6 +6,7 @@
 -- vim.lsp.start (0.10+, instead of vim.lsp.start_client), coroutine-based
 -- server-request handlers (0.10+: asks wait for vim.ui.select without
 -- blocking), client:request (0.11+). See :help agentls.
+local binary = require('agentls.binary')
 local transcript = require('agentls.transcript')
 
 local uv = vim.uv or vim.loop
@@ -13,7 +14,9 @@ local uv = vim.uv or vim.loop
 local M = {}
 
 local defaults = {
-  cmd = { 'agentls', 'serve', '--stdio' },
+  -- The server command; nil: { <the agentls found>, 'serve', '--stdio' },
+  -- see binary.lua (:AgentInstall's, mason's, then $PATH's).
+  cmd = nil,
   -- initializationOptions: model ("provider:model") and permissions
   -- ({mode = "smart"|"auto"}); init_options adds any other key.
   model = nil,
@@ -451,7 +454,24 @@ local function forget(id)
   end
 end
 
-local function client_config(root)
+-- server_cmd is the command that starts the server, or nil and why not.
+local function server_cmd()
+  local cfg = state.config
+  if cfg.cmd then
+    if vim.fn.executable(cfg.cmd[1]) ~= 1 then
+      return nil, string.format('agentls: %q (cmd in setup()) is not executable', cfg.cmd[1])
+    end
+    return cfg.cmd
+  end
+  local bin, looked = binary.find()
+  if not bin then
+    return nil, string.format('agentls: no agentls binary (looked in %s): run :AgentInstall to build it with go, '
+      .. 'or see :help agentls-install', table.concat(looked, ', '))
+  end
+  return { bin, 'serve', '--stdio' }
+end
+
+local function client_config(root, cmd)
   local handlers = {
     ['agentls/event'] = on_event,
     ['agentls/saveDocument'] = on_save,
@@ -464,7 +484,7 @@ local function client_config(root)
   end
   return {
     name = 'agentls',
-    cmd = state.config.cmd,
+    cmd = cmd,
     root_dir = root,
     workspace_folders = { { uri = vim.uri_from_fname(root), name = root } },
     init_options = init_options(),
@@ -536,13 +556,12 @@ function M.attach(buf)
     vim.lsp.buf_attach_client(buf, id)
     return id
   end
-  if vim.fn.executable(cfg.cmd[1]) ~= 1 then
-    notify_once('cmd', string.format('agentls: %q is not executable: install agentls '
-      .. '(go install github.com/agentls/agentls/cmd/agentls@latest) or set cmd in setup()', cfg.cmd[1]),
-      vim.log.levels.ERROR)
+  local cmd, why = server_cmd()
+  if not cmd then
+    notify_once('cmd', why, vim.log.levels.ERROR)
     return nil
   end
-  local conf = client_config(root)
+  local conf = client_config(root, cmd)
   if vim.lsp.start and has('0.10') then
     id = vim.lsp.start(conf, {
       bufnr = buf,
@@ -557,7 +576,7 @@ function M.attach(buf)
     end
   end
   if not id then
-    notify('agentls: could not start ' .. table.concat(cfg.cmd, ' '), vim.log.levels.ERROR)
+    notify('agentls: could not start ' .. table.concat(cmd, ' '), vim.log.levels.ERROR)
     return nil
   end
   state.clients[root], state.roots[id] = id, root
@@ -790,6 +809,40 @@ function M.stop()
   end
 end
 
+-- attach_file_buffers attaches every file buffer that has no client yet.
+local function attach_file_buffers()
+  for _, buf in ipairs(vim.api.nvim_list_bufs()) do
+    if file_path(buf) then
+      M.attach(buf)
+    end
+  end
+end
+
+--- install builds agentls with go (:AgentInstall [version], see :help
+--- agentls-binary); when it is done, the file buffers without a client get
+--- one. on_done(path) or on_done(nil, err), if given, replaces the message.
+function M.install(version, on_done)
+  binary.install(version, function(path, err)
+    if on_done then
+      on_done(path, err)
+    elseif not path then
+      notify('agentls: ' .. err, vim.log.levels.ERROR)
+    else
+      local msg = 'agentls: installed ' .. path
+      if state.config and state.config.cmd then
+        msg = msg .. string.format(' (setup() sets cmd, so %s runs)', state.config.cmd[1])
+      elseif next(state.roots) then
+        msg = msg .. ' (running clients keep theirs until Neovim restarts)'
+      end
+      notify(msg)
+    end
+    if path and state.config then
+      state.warned.cmd = nil
+      attach_file_buffers()
+    end
+  end)
+end
+
 -- Setup --------------------------------------------------------------------
 
 --- setup configures agentls and attaches it to file buffers; see :help
@@ -824,11 +877,7 @@ function M.setup(opts)
       end)
     end,
   })
-  for _, buf in ipairs(vim.api.nvim_list_bufs()) do
-    if file_path(buf) then
-      M.attach(buf)
-    end
-  end
+  attach_file_buffers()
 end
 
 --- clients lists the running agentls clients as {id, root} tables.

@@ -13,7 +13,9 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strings"
-	"sync"
+
+	"github.com/agentls/agentls/internal/agent"
+	"github.com/agentls/agentls/internal/agent/providertest"
 )
 
 // Request is the chat-completions request as the server decoded it.
@@ -64,9 +66,10 @@ type Reply struct {
 	// so a test can hold the stream at a point.
 	BeforePart func(i int)
 	// Status and ErrorBody, when Status is set, answer with an error
-	// instead.
+	// instead; Header is added to that answer (Retry-After).
 	Status    int
 	ErrorBody string
+	Header    http.Header
 	// Break drops the connection after the parts and tool calls, before
 	// the answer is finished: a crashed server or a cut proxy.
 	Break bool
@@ -83,12 +86,12 @@ type Server struct {
 	// OpenAI's context_length_exceeded error.
 	Window int
 
+	// Record keeps the requests, the refusals and the usage reported
+	// (Requests, OverWindow, Usage).
+	providertest.Record[Request]
+
 	srv    *httptest.Server
 	answer func(Request) Reply
-
-	mu       sync.Mutex
-	requests []Request
-	over     int
 }
 
 // New starts a server whose answers come from answer. Close it when done.
@@ -101,20 +104,6 @@ func New(answer func(Request) Reply) *Server {
 
 // Close stops the server.
 func (s *Server) Close() { s.srv.Close() }
-
-// Requests returns every request received so far.
-func (s *Server) Requests() []Request {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return append([]Request(nil), s.requests...)
-}
-
-// OverWindow counts the requests refused as longer than the window.
-func (s *Server) OverWindow() int {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.over
-}
 
 // CountTokens is the server's tokenizer: three bytes of text a token (a
 // different rate from agentls's own estimate, which must calibrate).
@@ -141,18 +130,18 @@ func (s *Server) handle(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	req.Tokens = CountTokens(req)
-	s.mu.Lock()
-	s.requests = append(s.requests, req)
+	s.Received(req)
 	if s.Window > 0 && req.Tokens > s.Window {
-		s.over++
-		s.mu.Unlock()
+		s.Refused()
 		// OpenAI's own wording and code.
 		writeError(w, http.StatusBadRequest, fmt.Sprintf("This model's maximum context length is %d tokens. However, your messages resulted in %d tokens. Please reduce the length of the messages.", s.Window, req.Tokens), "context_length_exceeded")
 		return
 	}
-	s.mu.Unlock()
 	rep := s.answer(req)
 	if rep.Status != 0 {
+		for k, vs := range rep.Header {
+			w.Header()[k] = vs
+		}
 		w.Header().Set("Content-Type", "application/json")
 		w.WriteHeader(rep.Status)
 		io.WriteString(w, rep.ErrorBody)
@@ -199,6 +188,7 @@ func (s *Server) handle(w http.ResponseWriter, r *http.Request) {
 	send(chunk(`{}`, finish))
 	send(fmt.Sprintf(`{"id":"chatcmpl-1","object":"chat.completion.chunk","created":1,"model":%q,"choices":[],"usage":{"prompt_tokens":%d,"completion_tokens":%d,"total_tokens":%d,"prompt_tokens_details":{"cached_tokens":0}}}`,
 		req.Model, req.Tokens, completion, req.Tokens+completion))
+	s.Billed(agent.Usage{Input: req.Tokens, Output: completion})
 	send("[DONE]")
 }
 

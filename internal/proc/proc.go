@@ -1,4 +1,10 @@
-package client
+// Package proc runs a server program with its standard streams on pipes:
+// the language servers of lsp/client and the stdio MCP servers of package
+// mcp. The pipes are os.Pipe files rather than exec's copying goroutines,
+// so Wait returns when the program exits even if a child it spawned still
+// holds them open; the program leads its own process group, so Kill ends
+// what it started too; the end of its stderr is kept for error messages.
+package proc
 
 import (
 	"errors"
@@ -12,10 +18,9 @@ import (
 	"time"
 )
 
-// proc is one running server process with its pipes. Pipes are os.Pipe
-// files rather than exec's copying goroutines so that Wait returns when
-// the server exits even if a child it spawned still holds them open.
-type proc struct {
+// Proc is one running server process with its pipes. It is an
+// io.ReadWriteCloser: reads are its stdout, writes its stdin.
+type Proc struct {
 	cmd    *exec.Cmd
 	stdin  *os.File // our write end
 	stdout *os.File // our read end
@@ -26,8 +31,8 @@ type proc struct {
 	err        error         // exit status, set before exited closes
 }
 
-// startProc runs argv in dir with env added to the environment.
-func startProc(argv []string, dir string, env map[string]string) (*proc, error) {
+// Start runs argv in dir with env added to agentls's environment.
+func Start(argv []string, dir string, env map[string]string) (*Proc, error) {
 	inR, inW, err := os.Pipe()
 	if err != nil {
 		return nil, fmt.Errorf("create stdin pipe: %w", err)
@@ -48,7 +53,7 @@ func startProc(argv []string, dir string, env map[string]string) (*proc, error) 
 	}
 	cmd := exec.Command(argv[0], argv[1:]...)
 	cmd.Dir = dir
-	cmd.Env = mergeEnv(os.Environ(), env)
+	cmd.Env = MergeEnv(os.Environ(), env)
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = inR, outW, errW
 	setProcAttr(cmd)
 	err = cmd.Start()
@@ -62,7 +67,7 @@ func startProc(argv []string, dir string, env map[string]string) (*proc, error) 
 		errR.Close()
 		return nil, err
 	}
-	p := &proc{cmd: cmd, stdin: inW, stdout: outR, stderr: &tail{max: 8 << 10}, stderrDone: make(chan struct{}), exited: make(chan struct{})}
+	p := &Proc{cmd: cmd, stdin: inW, stdout: outR, stderr: &tail{max: 8 << 10}, stderrDone: make(chan struct{}), exited: make(chan struct{})}
 	go func() {
 		_, _ = io.Copy(p.stderr, errR)
 		errR.Close()
@@ -75,27 +80,31 @@ func startProc(argv []string, dir string, env map[string]string) (*proc, error) 
 	return p, nil
 }
 
-// pid is the process id.
-func (p *proc) pid() int { return p.cmd.Process.Pid }
+// Pid is the process id.
+func (p *Proc) Pid() int { return p.cmd.Process.Pid }
+
+// Exited is closed when the process has exited.
+func (p *Proc) Exited() <-chan struct{} { return p.exited }
 
 // Read reads the server's stdout.
-func (p *proc) Read(b []byte) (int, error) { return p.stdout.Read(b) }
+func (p *Proc) Read(b []byte) (int, error) { return p.stdout.Read(b) }
 
 // Write writes the server's stdin.
-func (p *proc) Write(b []byte) (int, error) { return p.stdin.Write(b) }
+func (p *Proc) Write(b []byte) (int, error) { return p.stdin.Write(b) }
 
 // Close closes both pipes; a server reading stdin then sees end of input.
-func (p *proc) Close() error {
+func (p *Proc) Close() error {
 	return errors.Join(p.stdin.Close(), p.stdout.Close())
 }
 
-// kill kills the process and the processes it started.
-func (p *proc) kill() {
+// Kill kills the process and the processes it started.
+func (p *Proc) Kill() {
 	killTree(p.cmd.Process)
 }
 
-// exitStatus describes how the process ended, with the end of its stderr.
-func (p *proc) exitStatus() string {
+// ExitStatus describes how the process ended ("still running" while it
+// runs), with the end of its stderr.
+func (p *Proc) ExitStatus() string {
 	status := "still running"
 	select {
 	case <-p.exited:
@@ -117,8 +126,8 @@ func (p *proc) exitStatus() string {
 	return status
 }
 
-// mergeEnv returns base with extra's entries set, replacing same-named ones.
-func mergeEnv(base []string, extra map[string]string) []string {
+// MergeEnv returns base with extra's entries set, replacing same-named ones.
+func MergeEnv(base []string, extra map[string]string) []string {
 	if len(extra) == 0 {
 		return base
 	}
@@ -148,6 +157,7 @@ type tail struct {
 	buf []byte
 }
 
+// Write implements io.Writer.
 func (t *tail) Write(b []byte) (int, error) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
@@ -158,6 +168,7 @@ func (t *tail) Write(b []byte) (int, error) {
 	return len(b), nil
 }
 
+// String is the last lines kept.
 func (t *tail) String() string {
 	t.mu.Lock()
 	defer t.mu.Unlock()

@@ -1,0 +1,41 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io"
+
+	"github.com/agentls/agentls/internal/acp"
+)
+
+const acpUsage = `Usage: agentls acp [flags]
+
+Runs agentls as an Agent Client Protocol (ACP v1) agent on stdin/stdout, for editors that
+start agents: Zed (agent_servers), JetBrains, CodeCompanion, avante, agent-shell. Logs go
+to stderr and the log file. See docs/protocol-acp.md.
+
+Flags:
+`
+
+func cmdACP(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("acp", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.Usage = func() { fmt.Fprint(stderr, acpUsage); fs.PrintDefaults() }
+	flags := addEditorFlags(fs, "model as provider:model (overrides AGENTLS_MODEL and the config file)",
+		"permission mode sessions start in: chat, approve, smart or auto (the editor can switch it)")
+	if code, done := parseEditorArgs(fs, args); done {
+		return code
+	}
+	a, log, closeLog, ok := openEditorApp(stderr, flags)
+	defer closeLog()
+	if !ok {
+		return 1
+	}
+	err := acp.Serve(ctx, stdin, stdout, acp.Options{App: a, Name: "agentls", Version: Version, AskTrust: trustNotice(stderr)})
+	if err != nil {
+		log.Error("acp", "error", err)
+		return 1
+	}
+	return 0
+}

@@ -1,0 +1,67 @@
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+
+	"github.com/agentls/agentls/internal/app"
+	"github.com/agentls/agentls/internal/config"
+)
+
+// editorFlags are the flags of the commands an editor starts (serve,
+// acp).
+type editorFlags struct {
+	model, mode, logFile *string
+	yolo, verbose        *bool
+}
+
+// addEditorFlags registers them on fs; modelHelp and modeHelp say where
+// the command's other settings come from.
+func addEditorFlags(fs *flag.FlagSet, modelHelp, modeHelp string) editorFlags {
+	return editorFlags{
+		model:   fs.String("model", "", modelHelp),
+		mode:    fs.String("mode", "", modeHelp),
+		yolo:    fs.Bool("yolo", false, "auto mode: run every call that is not hard-blocked without asking"),
+		logFile: fs.String("log-file", "", "log file (default: agentls.log in the user's state dir)"),
+		verbose: fs.Bool("verbose", false, "log debug messages"),
+	}
+}
+
+// parseEditorArgs parses the flags of a command that takes no arguments;
+// done says the command ends with code (0 for --help, 2 for bad usage).
+func parseEditorArgs(fs *flag.FlagSet, args []string) (code int, done bool) {
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return 0, true
+		}
+		return 2, true
+	}
+	if fs.NArg() > 0 {
+		fmt.Fprintf(fs.Output(), "agentls %s: unexpected argument %q\n", fs.Name(), fs.Arg(0))
+		return 2, true
+	}
+	return 0, false
+}
+
+// openEditorApp makes the composition root of a command an editor starts.
+// Its stdout is the protocol and the editor shows its stderr in a log, so
+// the log goes to stderr and the log file. A broken config file must not
+// stop the editor's server: it is logged and the defaults apply (asks and
+// sessions say what is missing). It fails (exit 1) only when the user's
+// folders cannot be found.
+func openEditorApp(stderr io.Writer, f editorFlags) (*app.App, *slog.Logger, func(), bool) {
+	dirs, err := config.UserDirs()
+	if err != nil {
+		fmt.Fprintln(stderr, "agentls:", err)
+		return nil, nil, func() {}, false
+	}
+	log, closeLog := newLogger(dirs, *f.logFile, *f.verbose, stderr, slog.LevelDebug)
+	a, _, err := newApp(log, appFlags{model: *f.model, mode: *f.mode, yolo: *f.yolo})
+	if err != nil {
+		log.Error("config file ignored", "error", err)
+	}
+	return a, log, closeLog, true
+}

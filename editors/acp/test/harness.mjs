@@ -1,0 +1,183 @@
+// A scripted ACP editor for the tests: it starts the real `agentls acp`
+// with a replay model, speaks to it with the official ACP client library
+// (@agentclientprotocol/sdk, stable v1 entrypoint), keeps "unsaved
+// buffers" that fs/read_text_file answers from, records every
+// fs/write_text_file and session/update, and answers permission requests
+// with a function the test gives.
+//
+// Environment (set by run.sh):
+//   AGENTLS_ACP_BIN   the agentls binary to test
+
+import { spawn } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { Readable, Writable } from 'node:stream';
+
+import * as acp from '@agentclientprotocol/sdk';
+
+export const bin = process.env.AGENTLS_ACP_BIN;
+if (!bin) {
+  throw new Error('AGENTLS_ACP_BIN is not set: run editors/acp/test/run.sh, which builds agentls and installs the ACP client library');
+}
+
+/** How long one wait (an update, a request, a reply) may take. */
+export const stepTimeout = 20_000;
+
+/** A fresh home (config, data, state) and workspace with the given files. */
+export function makeWorld(files = {}) {
+  const top = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'agentls-acp-')));
+  const workspace = path.join(top, 'workspace');
+  fs.mkdirSync(workspace);
+  for (const [name, text] of Object.entries(files)) {
+    fs.mkdirSync(path.dirname(path.join(workspace, name)), { recursive: true });
+    fs.writeFileSync(path.join(workspace, name), text);
+  }
+  return { top, workspace, home: path.join(top, 'home') };
+}
+
+/** Writes a replay script and returns its path. */
+export function writeScript(world, name, turns) {
+  const p = path.join(world.top, name);
+  fs.writeFileSync(p, JSON.stringify({ turns }));
+  return p;
+}
+
+export class Editor {
+  /**
+   * @param {object} world        from makeWorld
+   * @param {object} [opts]
+   * @param {Record<string,string>} [opts.buffers]  absolute path → unsaved text
+   * @param {{readTextFile?: boolean, writeTextFile?: boolean}} [opts.fs]
+   * @param {(req: object) => Promise<object>|object} [opts.onPermission]  returns the outcome
+   */
+  constructor(world, opts = {}) {
+    this.world = world;
+    this.buffers = new Map(Object.entries(opts.buffers ?? {}));
+    this.fsCaps = opts.fs ?? { readTextFile: true, writeTextFile: true };
+    this.onPermission = opts.onPermission ?? (() => ({ outcome: { outcome: 'cancelled' } }));
+    this.updates = [];
+    this.reads = [];
+    this.writes = [];
+    this.permissions = [];
+    this.stderr = '';
+    this.waiters = [];
+  }
+
+  /** Starts agentls acp and initializes the connection. */
+  async start(script, extraArgs = []) {
+    const env = { ...process.env, HOME: this.world.home, XDG_CONFIG_HOME: path.join(this.world.home, 'config'),
+      XDG_DATA_HOME: path.join(this.world.home, 'data'), XDG_STATE_HOME: path.join(this.world.home, 'state') };
+    delete env.AGENTLS_MODEL;
+    this.child = spawn(bin, ['acp', '--model', 'replay:' + script, ...extraArgs], { cwd: this.world.workspace, env, stdio: ['pipe', 'pipe', 'pipe'] });
+    this.exited = new Promise((resolve) => this.child.on('exit', (code) => resolve(code)));
+    this.child.stderr.on('data', (d) => { this.stderr += d; });
+    const app = acp.client({ name: 'agentls-acp-test' })
+      .onRequest(acp.methods.client.fs.readTextFile, ({ params }) => this.read(params))
+      .onRequest(acp.methods.client.fs.writeTextFile, ({ params }) => this.write(params))
+      .onRequest(acp.methods.client.session.requestPermission, async ({ params }) => {
+        this.permissions.push(params);
+        this.notify();
+        return await this.onPermission(params);
+      })
+      .onNotification(acp.methods.client.session.update, ({ params }) => {
+        this.updates.push(params);
+        this.notify();
+      });
+    const stream = acp.ndJsonStream(Writable.toWeb(this.child.stdin), Readable.toWeb(this.child.stdout));
+    this.conn = app.connect(stream);
+    this.agent = this.conn.agent;
+    this.init = await this.agent.request(acp.methods.agent.initialize, {
+      protocolVersion: acp.PROTOCOL_VERSION,
+      clientCapabilities: { fs: this.fsCaps, terminal: false },
+      clientInfo: { name: 'agentls-acp-test', version: '1.0.0' },
+    });
+    return this.init;
+  }
+
+  read(params) {
+    this.reads.push(params.path);
+    this.notify();
+    if (this.buffers.has(params.path)) {
+      return { content: this.buffers.get(params.path) };
+    }
+    try {
+      return { content: fs.readFileSync(params.path, 'utf8') };
+    } catch {
+      throw acp.RequestError.resourceNotFound(params.path);
+    }
+  }
+
+  write(params) {
+    this.writes.push({ path: params.path, content: params.content });
+    this.buffers.set(params.path, params.content);
+    this.notify();
+    return {};
+  }
+
+  notify() {
+    for (const w of this.waiters.splice(0)) w();
+  }
+
+  /** Waits until fn() is truthy, re-checking after every message. */
+  async until(what, fn, timeout = stepTimeout) {
+    const deadline = Date.now() + timeout;
+    for (;;) {
+      const v = fn();
+      if (v) return v;
+      const left = deadline - Date.now();
+      if (left <= 0) {
+        throw new Error(`timed out waiting for ${what}; updates: ${JSON.stringify(this.updates.map((u) => u.update.sessionUpdate))}\nagentls stderr:\n${this.stderr}`);
+      }
+      await new Promise((resolve) => {
+        const t = setTimeout(resolve, left);
+        this.waiters.push(() => { clearTimeout(t); resolve(); });
+      });
+    }
+  }
+
+  async newSession() {
+    return this.agent.request(acp.methods.agent.session.new, { cwd: this.world.workspace, mcpServers: [] });
+  }
+
+  /** Sends a prompt; resolves with its response once its updates are handled. */
+  async prompt(sessionId, text) {
+    return this.settled(this.agent.request(acp.methods.agent.session.prompt, { sessionId, prompt: [{ type: 'text', text }] }));
+  }
+
+  /**
+   * Resolves with what a request resolves with, after the notifications
+   * that came before its response are handled. agentls writes every update
+   * before the response, but the client library handles a notification
+   * through a chain of promises and a response at once; the chain is
+   * microtasks only, so one macrotask later it has run.
+   */
+  async settled(request) {
+    const res = await request;
+    await new Promise((resolve) => setImmediate(resolve));
+    return res;
+  }
+
+  /** The session/update payloads of one kind for a session. */
+  of(sessionId, kind) {
+    return this.updates.filter((u) => u.sessionId === sessionId && u.update.sessionUpdate === kind).map((u) => u.update);
+  }
+
+  /** The agent's message text so far (all agent_message_chunk text). */
+  message(sessionId) {
+    return this.of(sessionId, 'agent_message_chunk').map((u) => u.content.text).join('');
+  }
+
+  /** Ends the connection and waits for agentls to exit. */
+  async stop() {
+    this.child.stdin.end();
+    let timer;
+    const code = await Promise.race([this.exited, new Promise((r) => { timer = setTimeout(() => r('timeout'), stepTimeout); })]);
+    clearTimeout(timer);
+    if (code === 'timeout') {
+      this.child.kill('SIGKILL');
+      throw new Error('agentls acp did not exit after its stdin closed\n' + this.stderr);
+    }
+    return code;
+  }
+}

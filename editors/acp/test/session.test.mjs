@@ -1,0 +1,173 @@
+// `agentls acp` sessions: cancelling (a running command, a pending
+// question), switching modes, and loading an earlier session in a new
+// process — driven by the official ACP client library.
+
+import assert from 'node:assert/strict';
+import path from 'node:path';
+import { test } from 'node:test';
+
+import * as acp from '@agentclientprotocol/sdk';
+
+import { Editor, makeWorld, writeScript } from './harness.mjs';
+
+test('session/cancel stops a running command: stopReason cancelled', async (t) => {
+  const world = makeWorld({ 'a.txt': 'a\n' });
+  const script = writeScript(world, 'script.json', [
+    { text: 'Waiting.', tool_calls: [{ name: 'bash', input: { command: 'sleep 30' } }] },
+    { text: 'never reached' },
+  ]);
+  const ed = new Editor(world);
+  t.after(() => ed.stop());
+  await ed.start(script);
+  const { sessionId } = await ed.newSession();
+  await ed.agent.request(acp.methods.agent.session.setMode, { sessionId, modeId: 'auto' });
+  const started = Date.now();
+  const pending = ed.prompt(sessionId, 'wait a bit');
+  const call = await ed.until('the bash call to run', () =>
+    ed.of(sessionId, 'tool_call_update').find((u) => u.status === 'in_progress'));
+  await ed.agent.notify(acp.methods.agent.session.cancel, { sessionId });
+  const res = await pending;
+  assert.equal(res.stopReason, 'cancelled');
+  assert.ok(Date.now() - started < 15_000, `cancelling took ${Date.now() - started} ms`);
+  assert.equal(ed.permissions.length, 0, 'auto mode asked');
+  const calls = ed.of(sessionId, 'tool_call');
+  assert.deepEqual(calls.map((c) => [c.kind, c.toolCallId]), [['execute', call.toolCallId]]);
+  assert.doesNotMatch(ed.message(sessionId), /never reached/);
+
+  // The session takes the next prompt.
+  const next = await ed.prompt(sessionId, 'again');
+  assert.equal(next.stopReason, 'end_turn');
+  assert.match(ed.message(sessionId), /never reached$/);
+});
+
+test('session/cancel withdraws a pending permission request: nothing is written', async (t) => {
+  const world = makeWorld({ 'greeting.txt': 'Hello, world!\n' });
+  const file = path.join(world.workspace, 'greeting.txt');
+  const script = writeScript(world, 'script.json', [
+    { text: '', tool_calls: [{ name: 'view', input: { file_path: 'greeting.txt' } }] },
+    { text: '', tool_calls: [{ name: 'edit', input: { file_path: 'greeting.txt', old_string: 'world', new_string: 'agentls' } }] },
+    { text: 'never reached' },
+  ]);
+  let sessionId;
+  const ed = new Editor(world, {
+    // As ACP asks of a client: on cancel, answer the open question "cancelled".
+    onPermission: async () => {
+      await ed.agent.notify(acp.methods.agent.session.cancel, { sessionId });
+      return { outcome: { outcome: 'cancelled' } };
+    },
+  });
+  t.after(() => ed.stop());
+  await ed.start(script);
+  ({ sessionId } = await ed.newSession());
+  const res = await ed.prompt(sessionId, 'greet agentls');
+  assert.equal(res.stopReason, 'cancelled');
+  assert.equal(ed.permissions.length, 1);
+  assert.deepEqual(ed.writes, []);
+  assert.ok(ed.reads.includes(file));
+  assert.doesNotMatch(ed.message(sessionId), /never reached/);
+});
+
+test('modes: session/set_mode and /mode switch the gate; chat runs nothing, approve asks for reads', async (t) => {
+  const world = makeWorld({ 'a.txt': 'alpha\n' });
+  const file = path.join(world.workspace, 'a.txt');
+  const view = { name: 'view', input: { file_path: 'a.txt' } };
+  const script = writeScript(world, 'script.json', [
+    { text: 'In chat.', tool_calls: [view] },
+    { text: 'Answered from memory.' },
+    { text: 'In approve.', tool_calls: [view] },
+    { text: 'never reached' },
+  ]);
+  const ed = new Editor(world, { onPermission: () => ({ outcome: { outcome: 'selected', optionId: 'reject' } }) });
+  t.after(() => ed.stop());
+  await ed.start(script);
+  const { sessionId } = await ed.newSession();
+
+  await ed.settled(ed.agent.request(acp.methods.agent.session.setMode, { sessionId, modeId: 'chat' }));
+  assert.deepEqual(ed.of(sessionId, 'current_mode_update').map((u) => u.currentModeId), ['chat']);
+  let res = await ed.prompt(sessionId, 'what is in a.txt?');
+  assert.equal(res.stopReason, 'end_turn');
+  const skipped = ed.of(sessionId, 'tool_call_update').find((u) => u.status === 'completed');
+  assert.match(skipped.content.at(-1).content.text, /^Skipped: agentls is in chat mode/);
+  assert.deepEqual(ed.reads, [], 'chat mode read a file');
+
+  await assert.rejects(ed.agent.request(acp.methods.agent.session.setMode, { sessionId, modeId: 'yolo' }),
+    (err) => err.code === -32602 && /chat, approve, smart or auto/.test(err.message));
+
+  res = await ed.prompt(sessionId, '/mode');
+  assert.equal(res.stopReason, 'end_turn');
+  assert.match(ed.message(sessionId), /the permission mode is chat\. Modes:\n- chat: [^\n]+\n- approve: [^\n]+\n- smart: [^\n]+\n- auto: /);
+  res = await ed.prompt(sessionId, '/mode approve');
+  assert.deepEqual(ed.of(sessionId, 'current_mode_update').map((u) => u.currentModeId), ['chat', 'approve']);
+  assert.match(ed.message(sessionId), /the permission mode is now approve\.$/);
+
+  // approve asks even for a read inside the workspace; rejecting ends the turn.
+  res = await ed.prompt(sessionId, 'now read it');
+  assert.equal(res.stopReason, 'end_turn');
+  assert.equal(ed.permissions.length, 1);
+  assert.equal(ed.permissions[0].toolCall.title, 'agentls wants to read a.txt');
+  assert.deepEqual(ed.permissions[0].toolCall.locations, [{ path: file }]);
+  assert.deepEqual(ed.permissions[0].options.map((o) => o.kind), ['allow_once', 'reject_once'],
+    'approve mode offers no grant');
+  assert.deepEqual(ed.reads, []);
+});
+
+test('session/load replays a stored session in a new process, which then goes on', async (t) => {
+  const world = makeWorld({ 'greeting.txt': 'Hello, world!\n' });
+  const first = writeScript(world, 'first.json', [
+    { text: 'Let me look.', tool_calls: [{ name: 'view', input: { file_path: 'greeting.txt' } }] },
+    { text: 'It says hello.' },
+  ]);
+  const ed1 = new Editor(world);
+  await ed1.start(first);
+  const { sessionId } = await ed1.newSession();
+  assert.equal((await ed1.prompt(sessionId, 'What does greeting.txt say?')).stopReason, 'end_turn');
+  const firstCall = ed1.of(sessionId, 'tool_call')[0];
+  assert.equal(await ed1.stop(), 0);
+
+  const second = writeScript(world, 'second.json', [
+    { text: 'Again.', tool_calls: [{ name: 'view', input: { file_path: 'greeting.txt' } }] },
+    { text: 'Still hello.' },
+  ]);
+  const ed2 = new Editor(world);
+  t.after(() => ed2.stop());
+  const init = await ed2.start(second);
+  assert.ok(init.agentCapabilities.sessionCapabilities.list, 'session/list not offered');
+  const list = await ed2.agent.request(acp.methods.agent.session.list, { cwd: world.workspace });
+  assert.deepEqual(list.sessions.map((s) => [s.sessionId, s.title, s.cwd]), [[sessionId, 'What does greeting.txt say?', world.workspace]]);
+
+  const loaded = await ed2.settled(ed2.agent.request(acp.methods.agent.session.load, { sessionId, cwd: world.workspace, mcpServers: [] }));
+  assert.equal(loaded.modes.currentModeId, 'smart');
+  const replay = ed2.updates.filter((u) => u.sessionId === sessionId).map((u) => u.update);
+  const shown = replay.filter((u) => u.sessionUpdate !== 'available_commands_update').map((u) => {
+    switch (u.sessionUpdate) {
+      case 'user_message_chunk':
+      case 'agent_message_chunk':
+        return [u.sessionUpdate, u.content.text];
+      case 'tool_call':
+        return [u.sessionUpdate, u.toolCallId, u.kind, u.title];
+      default:
+        return [u.sessionUpdate, u.toolCallId, u.status];
+    }
+  });
+  assert.deepEqual(shown, [
+    ['user_message_chunk', 'What does greeting.txt say?'],
+    ['agent_message_chunk', 'Let me look.'],
+    ['tool_call', firstCall.toolCallId, 'read', 'view greeting.txt'],
+    ['tool_call_update', firstCall.toolCallId, 'completed'],
+    ['agent_message_chunk', 'It says hello.'],
+  ]);
+  const result = replay.find((u) => u.sessionUpdate === 'tool_call_update');
+  assert.match(result.content[0].content.text, /Hello, world!/);
+
+  // The loaded session goes on: the next turn is turn 2, its call ids are new.
+  assert.equal((await ed2.prompt(sessionId, 'And now?')).stopReason, 'end_turn');
+  const calls = ed2.of(sessionId, 'tool_call');
+  assert.equal(calls.length, 2);
+  assert.notEqual(calls[1].toolCallId, firstCall.toolCallId);
+  assert.match(calls[1].toolCallId, new RegExp(`^${sessionId}-t2/`));
+  assert.match(ed2.message(sessionId), /Again\.Still hello\.$/);
+
+  // Loading a session that is not stored says so.
+  await assert.rejects(ed2.agent.request(acp.methods.agent.session.load, { sessionId: 'nope', cwd: world.workspace, mcpServers: [] }),
+    (err) => err.code === -32002 && /no such session/.test(err.message));
+});
