@@ -670,4 +670,3 @@ func TestBadRequestInputs(t *testing.T) {
 	_, err = p.Complete(context.Background(), agent.Request{Messages: []agent.Message{{Role: "robot"}}}, agent.Stream{})
 	providertest.WantErr(t, err, `unknown role "robot"`)
 }
-
