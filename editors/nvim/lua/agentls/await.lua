@@ -1,0 +1,94 @@
+-- Waiting for the person inside a server-request handler, whose return
+-- value is the answer. Neovim 0.10+ calls handlers in a coroutine: the
+-- wait yields and the editor runs on. Neovim 0.7-0.9 call them
+-- synchronously: the wait runs the event loop (vim.wait), which reads no
+-- typed keys, so a window of the plugin's own (the review) gets them
+-- through pump().
+local state = require('agentls.state')
+local status = require('agentls.status')
+local util = require('agentls.util')
+
+local M = {}
+
+-- pump runs the keys typed since the last call: each one as :normal in
+-- the current window, so that window's mappings work; ':' reads a command
+-- line with input() and runs it (:AgentCancel, :q). Only single-key
+-- mappings can work this way, which is why the review has them.
+function M.pump()
+  while true do
+    local ok, c = pcall(vim.fn.getchar, 0)
+    if not ok or c == 0 or c == '' then
+      return
+    end
+    local key = type(c) == 'number' and vim.fn.nr2char(c) or c
+    if key == ':' then
+      local line = vim.fn.input(':')
+      if line:match('%S') then
+        local ran, err = pcall(vim.cmd, line)
+        if not ran then
+          util.notify(tostring(err), vim.log.levels.ERROR)
+        end
+      end
+    else
+      pcall(vim.cmd, 'normal ' .. key)
+    end
+    pcall(vim.cmd, 'redraw')
+  end
+end
+
+--- await calls ui(callback) — vim.ui.select, vim.ui.input or a window of
+--- the plugin's — and returns what the callback got, or nil when nobody
+--- answered within ask_timeout. `what` names the question in messages;
+--- opts.keys pumps typed keys on 0.7-0.9 (the ui is a window of ours).
+--- The status shows "waiting for you" meanwhile.
+function M.await(ui, what, opts)
+  opts = opts or {}
+  state.asking = state.asking + 1
+  status.changed()
+  local answer
+  local co, is_main = coroutine.running()
+  if co and not is_main then
+    local called, err = pcall(ui, function(item)
+      -- The built-in pickers call back before yield: resume later.
+      vim.schedule(function()
+        coroutine.resume(co, item)
+      end)
+    end)
+    if called then
+      answer = coroutine.yield()
+    else
+      util.notify('agentls: the prompt failed: ' .. tostring(err), vim.log.levels.ERROR)
+    end
+  else
+    -- The built-in vim.ui.select (inputlist) calls back at once; for the
+    -- others, run the event loop until the callback or ask_timeout.
+    local done = false
+    pcall(vim.cmd, 'redraw')
+    local called, err = pcall(ui, function(item)
+      if not done then
+        done, answer = true, item
+      end
+    end)
+    if not called then
+      done = true
+      util.notify('agentls: the prompt failed: ' .. tostring(err), vim.log.levels.ERROR)
+    end
+    if not done then
+      vim.wait(state.config.ask_timeout, function()
+        if opts.keys and not done then
+          M.pump()
+        end
+        return done
+      end, 20)
+      if not done then
+        done = true
+        util.notify('agentls: no answer to "' .. what .. '" within ask_timeout', vim.log.levels.WARN)
+      end
+    end
+  end
+  state.asking = state.asking - 1
+  status.changed()
+  return answer
+end
+
+return M
