@@ -40,6 +40,8 @@ const pluginTimeout = 60 * time.Second
 type pluginRecord struct {
 	Error string   `json:"error"`
 	Steps []string `json:"steps"`
+	// Raw holds every field, for the scenarios' own (see str, boolean).
+	Raw map[string]json.RawMessage `json:"-"`
 
 	// plugin_edit.lua
 	Root         string         `json:"root"`
@@ -60,10 +62,7 @@ type pluginRecord struct {
 	Selects      []pluginSelect `json:"selects"`
 	LogName      string         `json:"log_name"`
 	Log          []string       `json:"log"`
-	WindowsAfter []struct {
-		Name string `json:"name"`
-		Text string `json:"text"`
-	} `json:"windows_after"`
+	WindowsAfter []pluginWindow `json:"windows_after"`
 
 	// plugin_question.lua
 	Inputs []struct {
@@ -103,6 +102,15 @@ type pluginSelect struct {
 	Titles []string `json:"titles"`
 	Answer string   `json:"answer"`
 	Status string   `json:"status"` // require('agentls').status() during the ask
+	// Windows are the windows open when the select was called.
+	Windows []pluginWindow `json:"windows"`
+}
+
+// pluginWindow is one window a scenario recorded.
+type pluginWindow struct {
+	Name    string `json:"name"`
+	Buftype string `json:"buftype"`
+	Text    string `json:"text"`
 }
 
 // pluginFound is what require('agentls.binary').find() returned.
@@ -155,6 +163,35 @@ func (r *pluginRun) replay(script string) {
 		r.t.Fatal(err)
 	}
 	r.env["AGENTLS_E2E_MODEL"] = "replay:" + p
+}
+
+// provider makes the OpenAI-compatible endpoint url (openaitest's) the
+// model "rec:m".
+func (r *pluginRun) provider(url string) {
+	cfg := fmt.Sprintf(`{"providers":{"rec":{"base_url":%q}}}`, url)
+	if err := os.MkdirAll(r.path("config", "agentls"), 0o700); err != nil {
+		r.t.Fatal(err)
+	}
+	if err := os.WriteFile(r.path("config", "agentls", "config.json"), []byte(cfg), 0o600); err != nil {
+		r.t.Fatal(err)
+	}
+	r.env["AGENTLS_E2E_MODEL"] = "rec:m"
+}
+
+// str and boolean read a scenario's own field of the record ("" and nil
+// when it is missing or of another type).
+func (rec *pluginRecord) str(key string) string {
+	var s string
+	json.Unmarshal(rec.Raw[key], &s)
+	return s
+}
+
+func (rec *pluginRecord) boolean(key string) any {
+	var b *bool
+	if json.Unmarshal(rec.Raw[key], &b) != nil || b == nil {
+		return nil
+	}
+	return *b
 }
 
 // nvim runs `nvim --headless -u test/plugin_init.lua -c 'luafile
@@ -212,6 +249,7 @@ func (r *pluginRun) nvim(scenario string) *pluginRecord {
 		if err := json.Unmarshal(data, &r.rec); err != nil {
 			r.fail("result %s is not a record: %v\n%s", result, err, data)
 		}
+		json.Unmarshal(data, &r.rec.Raw)
 	}
 	switch {
 	case ctx.Err() != nil:
@@ -311,6 +349,7 @@ func TestNvimPluginAskEditRevertLog(t *testing.T) {
 	r := newPluginRun(t, map[string]string{"a.txt": pluginFile})
 	r.replay(pluginScript)
 	r.env["AGENTLS_PLUGIN_ANSWERS"] = "Allow"
+	r.env["AGENTLS_PLUGIN_REVIEW"] = "0"
 	r.env["AGENTLS_PLUGIN_REVERT"] = "1"
 	r.env["AGENTLS_E2E_FILE"] = "a.txt"
 	r.env["AGENTLS_E2E_PROMPT"] = pluginPrompt
@@ -396,36 +435,48 @@ func TestNvimPluginAskEditRevertLog(t *testing.T) {
 	})
 }
 
-// "Show diff" then "Deny", answered asynchronously (50 ms later from a
-// timer, like telescope or dressing): the plugin waits for the picker, the
-// diff opens in a window (the plugin's window/showDocument on 0.7), the
-// question comes again, and the deny leaves buffer and disk alone.
+// An edit asked about through agentls/ask (review off): "Show diff"
+// twice, then "Deny", answered asynchronously (50 ms later from a timer,
+// like telescope or dressing). The diff opens in one scratch window (no
+// file: buftype nofile, agentls://diff/…), the same one the second time,
+// the question comes again, and when it is answered the window is gone;
+// the deny leaves buffer and disk alone.
 func TestNvimPluginShowDiffThenDeny(t *testing.T) {
 	r := newPluginRun(t, map[string]string{"a.txt": pluginFile})
 	r.replay(pluginScript)
-	r.env["AGENTLS_PLUGIN_ANSWERS"] = "Show diff,Deny"
+	r.env["AGENTLS_PLUGIN_ANSWERS"] = "Show diff,Show diff,Deny"
+	r.env["AGENTLS_PLUGIN_REVIEW"] = "0"
 	r.env["AGENTLS_PLUGIN_ASYNC_SELECT"] = "1"
 	r.env["AGENTLS_E2E_FILE"] = "a.txt"
 	r.env["AGENTLS_E2E_PROMPT"] = pluginPrompt
 	rec := r.nvim("plugin_edit.lua")
 	defer r.done()
 
-	if len(rec.Selects) != 2 {
-		r.errorf("vim.ui.select called %d times, want twice (Show diff, then Deny): %+v", len(rec.Selects), rec.Selects)
+	if len(rec.Selects) != 3 {
+		r.errorf("vim.ui.select called %d times, want 3 (Show diff, Show diff, then Deny): %+v", len(rec.Selects), rec.Selects)
+	}
+	diffWindows := func(ws []pluginWindow) (n int, text string) {
+		for _, w := range ws {
+			if strings.HasPrefix(w.Name, "agentls://diff/") && w.Buftype == "nofile" {
+				n, text = n+1, w.Text
+			}
+		}
+		return n, text
 	}
 	for i, s := range rec.Selects {
 		if !pluginInOrder(s.Titles, "Allow", "Deny", "Show diff") || !strings.Contains(s.Prompt, pluginAsk) || s.Status != "waiting for you" {
 			r.errorf("ask %d = %+v, want prompt %q, titles [Allow, Deny, Show diff], status waiting for you", i+1, s, pluginAsk)
 		}
-	}
-	diff := ""
-	for _, w := range rec.WindowsAfter {
-		if strings.HasSuffix(w.Name, ".diff") {
-			diff = w.Text
+		n, text := diffWindows(s.Windows)
+		switch {
+		case i == 0 && n != 0:
+			r.errorf("a diff window is open before Show diff: %+v", s.Windows)
+		case i > 0 && (n != 1 || !strings.Contains(text, "\n-hello world\n+hello agentls")):
+			r.errorf("after Show diff %d time(s), %d scratch diff windows (want one with the diff): %+v", i, n, s.Windows)
 		}
 	}
-	if !strings.Contains(diff, "\n-hello world\n+hello agentls") {
-		r.errorf("no window shows the diff after Show diff; windows: %+v", rec.WindowsAfter)
+	if n, _ := diffWindows(rec.WindowsAfter); n != 0 || len(rec.WindowsAfter) != 1 {
+		r.errorf("windows after the answer %+v, want only a.txt's (the diff window closed with the question)", rec.WindowsAfter)
 	}
 	original := strings.TrimSuffix(pluginFile, "\n")
 	if rec.TextAfter != original || rec.ModAfter {
@@ -535,14 +586,7 @@ func TestNvimPluginAskSelection(t *testing.T) {
 	model := &recordingModel{}
 	srv := httptest.NewServer(model)
 	t.Cleanup(srv.Close)
-	cfg := fmt.Sprintf(`{"providers":{"rec":{"base_url":%q}}}`, srv.URL+"/v1")
-	if err := os.MkdirAll(r.path("config", "agentls"), 0o700); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(r.path("config", "agentls", "config.json"), []byte(cfg), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	r.env["AGENTLS_E2E_MODEL"] = "rec:m"
+	r.provider(srv.URL + "/v1")
 	r.env["AGENTLS_E2E_FILE"] = "a.txt"
 	rec := r.nvim("plugin_select.lua")
 	defer r.done()
@@ -694,14 +738,7 @@ func TestNvimPluginQuestion(t *testing.T) {
 		return openaitest.Reply{Parts: []string{"Thanks."}}
 	})
 	t.Cleanup(srv.Close)
-	cfg := fmt.Sprintf(`{"providers":{"rec":{"base_url":%q}}}`, srv.URL)
-	if err := os.MkdirAll(r.path("config", "agentls"), 0o700); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(r.path("config", "agentls", "config.json"), []byte(cfg), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	r.env["AGENTLS_E2E_MODEL"] = "rec:m"
+	r.provider(srv.URL)
 	r.env["AGENTLS_E2E_FILE"] = "a.txt"
 	r.env["AGENTLS_PLUGIN_INPUTS"] = "call it kv,"
 	r.env["AGENTLS_PLUGIN_ANSWERS"] = "postgres,vet,race,Done"
@@ -738,5 +775,115 @@ func TestNvimPluginQuestion(t *testing.T) {
 	}
 	if len(rec.Selects) == 4 && (rec.Selects[0].Status != "waiting for you" || rec.Selects[3].Prompt != "agentls asks: Which checks? (chosen: vet, race)") {
 		r.errorf("selects %+v", rec.Selects)
+	}
+}
+
+// reviewRecord is what plugin_review.lua records at each review.
+type reviewRecord struct {
+	Name       string `json:"name"`
+	Buftype    string `json:"buftype"`
+	Filetype   string `json:"filetype"`
+	Modifiable bool   `json:"modifiable"`
+	Clients    int    `json:"clients"`
+	Windows    int    `json:"windows"`
+	Text       string `json:"text"`
+	Status     string `json:"status"`
+}
+
+// Review before apply, must-show: the agent writes two files, two hunks
+// each; each change comes as agentls/review into a scratch diff split (no
+// file, no language server attached, one window). a.txt is reviewed with
+// typed keys — r rejects hunk 1, a accepts hunk 2 — and b.txt with
+// review_answer({accept = {1}}). Only the accepted hunks land, in the
+// buffers and on disk; the model reads in its tool results which hunks
+// were rejected, with their diff; the review window is gone after each
+// answer, and review_answer returns false when nothing is open.
+func TestNvimPluginReviewOneHunkOfTwo(t *testing.T) {
+	const (
+		aOld = "one\ntwo\nthree\nfour\nfive\nsix\nseven\neight\nnine\nten\n"
+		aNew = "one\nTWO\nthree\nfour\nfive\nsix\nseven\neight\nNINE\nten\n"
+		bOld = "alpha\nbeta\ngamma\ndelta\nepsilon\nzeta\neta\ntheta\n"
+		bNew = "ALPHA\nbeta\ngamma\ndelta\nepsilon\nzeta\neta\nTHETA\n"
+	)
+	r := newPluginRun(t, map[string]string{"a.txt": aOld, "b.txt": bOld})
+	srv := openaitest.New(func(req openaitest.Request) openaitest.Reply {
+		done := 0
+		for _, m := range req.Messages {
+			if m.Role == "tool" {
+				done++
+			}
+		}
+		switch done {
+		case 0:
+			return openaitest.Reply{ToolCalls: []openaitest.ToolCall{
+				openaitest.Call("v1", "view", map[string]any{"file_path": "a.txt"}),
+				openaitest.Call("v2", "view", map[string]any{"file_path": "b.txt"})}}
+		case 2:
+			return openaitest.Reply{ToolCalls: []openaitest.ToolCall{openaitest.Call("w1", "write", map[string]any{"file_path": "a.txt", "content": aNew})}}
+		case 3:
+			return openaitest.Reply{ToolCalls: []openaitest.ToolCall{openaitest.Call("w2", "write", map[string]any{"file_path": "b.txt", "content": bNew})}}
+		}
+		return openaitest.Reply{Parts: []string{"Done."}}
+	})
+	t.Cleanup(srv.Close)
+	r.provider(srv.URL)
+	rec := r.nvim("plugin_review.lua")
+	defer r.done()
+
+	var reviews []reviewRecord
+	if err := json.Unmarshal(rec.Raw["reviews"], &reviews); err != nil || len(reviews) != 2 {
+		r.fail("reviews recorded: %s (%v), want two", rec.Raw["reviews"], err)
+	}
+	for i, rv := range reviews {
+		file := []string{"a.txt", "b.txt"}[i]
+		if rv.Name != "agentls://review/"+file || rv.Buftype != "nofile" || rv.Filetype != "diff" || rv.Modifiable {
+			r.errorf("review %d buffer %q buftype %q filetype %q modifiable %v, want agentls://review/%s, a read-only nofile diff",
+				i+1, rv.Name, rv.Buftype, rv.Filetype, rv.Modifiable, file)
+		}
+		if rv.Clients != 0 || rv.Windows != 1 || rv.Status != "waiting for you" {
+			r.errorf("review %d: %d clients attached, %d review windows, status %q; want none, one, waiting for you", i+1, rv.Clients, rv.Windows, rv.Status)
+		}
+		if strings.Count(rv.Text, "\n@@ ") != 2 || !strings.Contains(rv.Text, "Allow edits in") {
+			r.errorf("review %d shows\n%s\nwant two hunks and the grant on offer", i+1, rv.Text)
+		}
+	}
+	want := map[string]string{
+		"a": "one\ntwo\nthree\nfour\nfive\nsix\nseven\neight\nNINE\nten\n",    // hunk 2 only
+		"b": "ALPHA\nbeta\ngamma\ndelta\nepsilon\nzeta\neta\ntheta\n", // hunk 1 only
+	}
+	for _, f := range []struct{ name, buf, disk string }{
+		{"a", rec.str("text_a"), rec.str("disk_a")}, {"b", rec.str("text_b"), rec.str("disk_b")},
+	} {
+		if f.buf != strings.TrimSuffix(want[f.name], "\n") || f.disk != want[f.name] {
+			r.errorf("%s.txt after the review: buffer %q, disk %q; want %q (the accepted hunk only)", f.name, f.buf, f.disk, want[f.name])
+		}
+	}
+	var results []string
+	if reqs := srv.Requests(); len(reqs) > 0 {
+		for _, m := range reqs[len(reqs)-1].Messages {
+			if m.Role == "tool" {
+				results = append(results, m.Content)
+			}
+		}
+	}
+	if len(results) != 4 {
+		r.fail("tool results %q, want four (two views, two writes)", results)
+	}
+	for i, want := range []string{"applied only hunk(s) 2 of 2", "applied only hunk(s) 1 of 2"} {
+		got := results[2+i]
+		if !strings.Contains(got, want) || !strings.Contains(got, "Hunk "+map[int]string{0: "1", 1: "2"}[i]+":") {
+			r.errorf("write %d's tool result\n%s\nwant it to say %q and show the rejected hunk", i+1, got, want)
+		}
+	}
+	if !strings.Contains(results[2], "-two\n+TWO") || !strings.Contains(results[3], "-theta\n+THETA") {
+		r.errorf("the rejected hunks' diffs are not in the tool results:\n%s\n%s", results[2], results[3])
+	}
+	if rec.boolean("answered") != true || rec.boolean("answered_none") != false {
+		r.errorf("review_answer returned %v with a review open and %v with none; want true, false", rec.Raw["answered"], rec.Raw["answered_none"])
+	}
+	for _, w := range rec.WindowsAfter {
+		if strings.HasPrefix(w.Name, "agentls://review/") {
+			r.errorf("a review window is still open after the turn: %+v", rec.WindowsAfter)
+		}
 	}
 }

@@ -60,7 +60,7 @@ h.run(function(rec)
   rec.windows_after = {}
   for _, w in ipairs(vim.api.nvim_list_wins()) do
     local b = vim.api.nvim_win_get_buf(w)
-    table.insert(rec.windows_after, { name = vim.api.nvim_buf_get_name(b), text = text(b) })
+    table.insert(rec.windows_after, { name = vim.api.nvim_buf_get_name(b), buftype = vim.bo[b].buftype, text = text(b) })
   end
 
   if vim.env.AGENTLS_PLUGIN_REVERT == '1' then

@@ -188,7 +188,7 @@ function M.show_message(_, params, _)
     return
   end
   local levels = { vim.log.levels.ERROR, vim.log.levels.WARN, vim.log.levels.INFO, vim.log.levels.DEBUG }
-  util.notify(tostring(params.message), levels[params.type] or vim.log.levels.INFO)
+  util.notify(util.reword(params.message), levels[params.type] or vim.log.levels.INFO)
 end
 
 return M

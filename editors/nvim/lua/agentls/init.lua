@@ -312,16 +312,6 @@ end
 
 -- Commands -----------------------------------------------------------------
 
--- reworded puts a server error in Neovim's words: the commands to type
--- rather than the protocol's.
-local function reworded(msg)
-  msg = tostring(msg or '')
-  if msg:find('a turn is already running', 1, true) and not msg:find(':AgentCancel', 1, true) then
-    msg = msg .. ' (:AgentCancel stops it)'
-  end
-  return msg
-end
-
 -- target is where an ask goes: the client, the buffer giving the context,
 -- the session (a chat's follow-up).
 local function target(opts)
@@ -381,7 +371,7 @@ function M.ask(prompt, opts)
         state.turns[id] = nil
       end
       status.changed()
-      local msg = reworded(err.message)
+      local msg = util.reword(err.message)
       transcript.add({ 'error: ' .. msg })
       chat.event({ type = 'error', message = msg }, id)
       notify('agentls: ' .. msg, vim.log.levels.ERROR)
@@ -452,7 +442,7 @@ function M.revert(turn, force)
   local root = state.roots[id]
   rpc.command(id, 'agentls.revertTurn', args, nil, function(err, result)
     if err then
-      local msg = reworded((tostring(err.message):gsub('^revert: ', '')))
+      local msg = util.reword((tostring(err.message):gsub('^revert: ', '')))
       transcript.add({ 'error: revert: ' .. msg })
       notify('agentls: revert: ' .. msg, vim.log.levels.ERROR)
       return

@@ -122,6 +122,12 @@ function M.render(ev, root)
       table.insert(out, '       ' .. ls[i])
     end
     return out
+  elseif t == 'text_delta' or t == 'thinking_delta' or t == 'thinking' or t == 'usage' then
+    return {} -- the step's text event carries the whole answer
+  elseif t == 'todos' then
+    return { 'plan: ' .. tostring(ev.message or '') }
+  elseif t == 'warning' or t == 'compaction' then
+    return { t .. ': ' .. tostring(ev.message or '') }
   elseif t == 'turn_end' then
     state.log.titles = {}
     return { string.format('── turn %s ended: %s ──', ev.turn_id or '?', ev.reason or '?') }

@@ -47,6 +47,14 @@ function M.present(v)
   return v ~= nil and v ~= vim.NIL and v ~= ''
 end
 
+-- reword puts a server message in Neovim's words: the commands to type
+-- rather than the protocol's.
+function M.reword(msg)
+  msg = tostring(msg or '')
+  msg = msg:gsub('agentls%.cancel', ':AgentCancel'):gsub('agentls%.revertTurn', ':AgentRevert')
+  return msg
+end
+
 -- scratch makes a buffer that is no file: no swap, not listed, wiped when
 -- hidden unless keep, and never attached to agentls (attach skips
 -- buftype ~= '' and URL names) or, through lspconfig, to other servers.

@@ -1,0 +1,84 @@
+-- Scenario: review before apply. :AgentAsk; the agent writes a.txt and
+-- then b.txt, two hunks each, and each change arrives as agentls/review.
+-- The first review is answered with typed keys, as a person would (r on
+-- hunk 1, then a on hunk 2: typed input, which on 0.7-0.9 reaches the
+-- review while the request handler waits); the second with
+-- require('agentls').review_answer({accept = {1}}). At each review it
+-- records the review buffer, its windows and clients; after the turn the
+-- buffers, the disks, review_answer() with nothing open, and the windows.
+--
+-- Environment: AGENTLS_E2E_ROOT, AGENTLS_E2E_RESULT.
+local h = dofile(vim.fn.fnamemodify(debug.getinfo(1, 'S').source:sub(2), ':p:h') .. '/harness.lua')
+
+local function text(buf)
+  return table.concat(vim.api.nvim_buf_get_lines(buf, 0, -1, false), '\n')
+end
+
+local function disk(path)
+  local f = io.open(path, 'rb')
+  if not f then
+    return nil
+  end
+  local s = f:read('*a')
+  f:close()
+  return s
+end
+
+h.run(function(rec)
+  local agentls = require('agentls')
+  local root = h.env('AGENTLS_E2E_ROOT')
+  vim.cmd('edit ' .. vim.fn.fnameescape(root .. '/b.txt'))
+  local b = vim.api.nvim_get_current_buf()
+  vim.cmd('edit ' .. vim.fn.fnameescape(root .. '/a.txt'))
+  local a = vim.api.nvim_get_current_buf()
+  h.wait(rec, 10000, function()
+    local c = agentls.clients()
+    return #c == 1 and c[1].ready
+  end, 'client initialized')
+  rec.server_pid = vim.lsp.get_client_by_id(agentls.clients()[1].id).rpc.pid
+
+  rec.reviews = {}
+  vim.api.nvim_create_autocmd('User', { pattern = 'AgentlsReview', callback = function()
+    local buf = vim.api.nvim_get_current_buf()
+    local wins = 0
+    for _, w in ipairs(vim.api.nvim_list_wins()) do
+      if vim.api.nvim_buf_get_name(vim.api.nvim_win_get_buf(w)):match('^agentls://review/') then
+        wins = wins + 1
+      end
+    end
+    local clients = vim.lsp.buf_get_clients(buf)
+    table.insert(rec.reviews, {
+      name = vim.api.nvim_buf_get_name(buf),
+      buftype = vim.bo[buf].buftype,
+      filetype = vim.bo[buf].filetype,
+      modifiable = vim.bo[buf].modifiable,
+      clients = #vim.tbl_keys(clients),
+      windows = wins,
+      text = text(buf),
+      status = agentls.status(),
+    })
+    h.step(rec, 'review ' .. vim.api.nvim_buf_get_name(buf))
+    if #rec.reviews == 1 then
+      -- Typed: r rejects hunk 1 and moves to hunk 2, a accepts it.
+      vim.api.nvim_input('ra')
+    else
+      vim.defer_fn(function()
+        rec.answered = agentls.review_answer({ accept = { 1 } })
+      end, 20)
+    end
+  end })
+
+  vim.cmd('AgentAsk tidy both files')
+  h.wait(rec, 30000, function()
+    return agentls.status() == 'idle' and #rec.reviews >= 2
+  end, 'turn over (status idle)')
+  rec.text_a, rec.text_b = text(a), text(b)
+  rec.disk_a, rec.disk_b = disk(root .. '/a.txt'), disk(root .. '/b.txt')
+  rec.answered_none = agentls.review_answer({ accept = { 1 } })
+  rec.windows_after = _G.agentls_test.windows()
+  rec.log = require('agentls.transcript').lines()
+  agentls.stop()
+  h.wait(rec, 5000, function()
+    return #agentls.clients() == 0
+  end, 'server exit')
+end)
