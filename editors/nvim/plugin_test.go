@@ -848,8 +848,8 @@ func TestNvimPluginReviewOneHunkOfTwo(t *testing.T) {
 		}
 	}
 	want := map[string]string{
-		"a": "one\ntwo\nthree\nfour\nfive\nsix\nseven\neight\nNINE\nten\n",    // hunk 2 only
-		"b": "ALPHA\nbeta\ngamma\ndelta\nepsilon\nzeta\neta\ntheta\n", // hunk 1 only
+		"a": "one\ntwo\nthree\nfour\nfive\nsix\nseven\neight\nNINE\nten\n", // hunk 2 only
+		"b": "ALPHA\nbeta\ngamma\ndelta\nepsilon\nzeta\neta\ntheta\n",      // hunk 1 only
 	}
 	for _, f := range []struct{ name, buf, disk string }{
 		{"a", rec.str("text_a"), rec.str("disk_a")}, {"b", rec.str("text_b"), rec.str("disk_b")},
