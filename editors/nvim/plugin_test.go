@@ -127,6 +127,10 @@ type pluginRun struct {
 	root    string // the workspace, Neovim's working directory
 	env     map[string]string
 	timeout time.Duration // of the run; 0: pluginTimeout
+	// listen, when set, is the address Neovim serves RPC on (--listen), and
+	// during runs while Neovim does (typing into it with --remote-send).
+	listen string
+	during func()
 	rec     pluginRecord
 	output  bytes.Buffer
 }
@@ -233,15 +237,25 @@ func (r *pluginRun) nvim(scenario string) *pluginRecord {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), timeout)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, nvim, "--headless", "-u", abs(filepath.Join("test", "plugin_init.lua")),
-		"-i", "NONE", "-n", "-c", "luafile "+vimEscape(abs(filepath.Join("test", scenario))))
+	args := []string{"--headless", "-u", abs(filepath.Join("test", "plugin_init.lua")), "-i", "NONE", "-n"}
+	if r.listen != "" {
+		args = append(args, "--listen", r.listen)
+	}
+	args = append(args, "-c", "luafile "+vimEscape(abs(filepath.Join("test", scenario))))
+	cmd := exec.CommandContext(ctx, nvim, args...)
 	cmd.Dir = r.root
 	cmd.Env = mergeEnv(os.Environ(), env)
 	cmd.Stdout = &r.output
 	cmd.Stderr = &r.output
 	cmd.WaitDelay = 5 * time.Second
 	start := time.Now()
-	runErr := cmd.Run()
+	runErr := cmd.Start()
+	if runErr == nil {
+		if r.during != nil {
+			r.during()
+		}
+		runErr = cmd.Wait()
+	}
 	t.Logf("nvim -u plugin_init.lua %s: %v", scenario, time.Since(start).Round(time.Millisecond))
 
 	data, readErr := os.ReadFile(result)
@@ -884,6 +898,103 @@ func TestNvimPluginReviewOneHunkOfTwo(t *testing.T) {
 	for _, w := range rec.WindowsAfter {
 		if strings.HasPrefix(w.Name, "agentls://review/") {
 			r.errorf("a review window is still open after the turn: %+v", rec.WindowsAfter)
+		}
+	}
+}
+
+// remote runs `nvim --server r.listen` with args (--remote-expr,
+// --remote-send) and returns its output and how long it took.
+func (r *pluginRun) remote(args ...string) (string, time.Duration, error) {
+	start := time.Now()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, nvimPath(r.t), append([]string{"--server", r.listen}, args...)...)
+	cmd.Env = mergeEnv(os.Environ(), map[string]string{"HOME": r.path("home"), "XDG_CONFIG_HOME": r.path("config")})
+	out, err := cmd.CombinedOutput()
+	return strings.TrimSpace(string(out)), time.Since(start), err
+}
+
+// waitFile waits up to limit for path to exist.
+func waitFile(path string, limit time.Duration) bool {
+	deadline := time.Now().Add(limit)
+	for time.Now().Before(deadline) {
+		if _, err := os.Stat(path); err == nil {
+			return true
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	return false
+}
+
+// Asks never block, must-show: vim.ui.select is a picker that never
+// answers (a broken telescope or dressing). The agent's command is asked
+// (agentls/ask, a notification: the handler returns at once); while the
+// picker hangs, Neovim answers another process's RPC at once and takes
+// typed keys: :AgentCancel<CR>, typed with nvim --remote-send, ends the
+// turn within seconds (the server closes the question with
+// agentls/askDone). The picker's late answer is dropped: nothing runs.
+func TestNvimPluginNeverAnsweringPicker(t *testing.T) {
+	r := newPluginRun(t, map[string]string{"a.txt": pluginFile})
+	srv := openaitest.New(func(req openaitest.Request) openaitest.Reply {
+		for _, m := range req.Messages {
+			if m.Role == "tool" {
+				return openaitest.Reply{Parts: []string{"Made it."}}
+			}
+		}
+		return openaitest.Reply{ToolCalls: []openaitest.ToolCall{openaitest.Call("b1", "bash", map[string]any{"command": "mkdir build"})}}
+	})
+	t.Cleanup(srv.Close)
+	r.provider(srv.URL)
+	r.env["AGENTLS_PLUGIN_ANSWERS"] = "<never>"
+	r.env["AGENTLS_E2E_FILE"] = "a.txt"
+	mark := r.path("asked")
+	r.env["AGENTLS_PLUGIN_MARK"] = mark
+	r.listen = r.path("nvim.sock")
+	var (
+		sent     time.Time
+		answered time.Duration
+		status   string
+	)
+	r.during = func() {
+		if !waitFile(mark, 30*time.Second) {
+			t.Errorf("the ask never reached the picker")
+			return
+		}
+		var err error
+		status, answered, err = r.remote("--remote-expr", `luaeval("require('agentls').status()")`)
+		if err != nil {
+			t.Errorf("nvim --remote-expr while the picker hangs: %v (%s)", err, status)
+		}
+		sent = time.Now()
+		if out, _, err := r.remote("--remote-send", ":AgentCancel<CR>"); err != nil {
+			t.Errorf("nvim --remote-send :AgentCancel: %v (%s)", err, out)
+		}
+	}
+	rec := r.nvim("plugin_never.lua")
+	exited := time.Since(sent)
+	defer r.done()
+
+	if status != "waiting for you" || answered > 2*time.Second {
+		r.errorf("while the picker hung, Neovim answered status() = %q after %v; want \"waiting for you\" within 2s", status, answered)
+	}
+	// The scenario waits 300 ms after the turn's end, then stops the server.
+	if exited > 5*time.Second {
+		r.errorf(":AgentCancel typed while the picker hung: Neovim was done %v later, want within 5s", exited)
+	}
+	if len(rec.Selects) != 1 || !strings.Contains(rec.Selects[0].Prompt, "mkdir build") || !pluginInOrder(rec.Selects[0].Titles, "Allow", "Deny") {
+		r.errorf("picker calls %+v, want one for the mkdir build ask with Allow … Deny", rec.Selects)
+	}
+	if rec.str("status_asked") != "waiting for you" || rec.str("status_after") != "idle" || rec.str("status_late") != "idle" {
+		r.errorf("status asked / after the cancel / after the late answer = %q / %q / %q, want waiting for you / idle / idle",
+			rec.str("status_asked"), rec.str("status_after"), rec.str("status_late"))
+	}
+	checkTranscript(r, rec.Log, []string{"= → bash mkdir build", "$ ended: cancelled ──"})
+	if _, err := os.Stat(filepath.Join(r.root, "build")); err == nil {
+		r.errorf("build/ exists: the late picker answer ran the command")
+	}
+	for _, m := range rec.Messages {
+		if strings.HasPrefix(m, "4 ") || strings.Contains(m, "error") {
+			r.errorf("an error was shown: %q", m)
 		}
 	}
 }

@@ -213,6 +213,46 @@ local function write(path, rec)
   f:close()
 end
 
+-- finish writes rec to $AGENTLS_E2E_RESULT and quits Neovim: exit 0
+-- when err is nil, 1 with rec.error = err otherwise.
+local function finish(rec, err)
+  rec.t0 = nil
+  rec.error = err and tostring(err) or nil
+  local wok, werr = pcall(write, M.env('AGENTLS_E2E_RESULT'), rec)
+  if not wok then
+    io.stderr:write('harness: cannot write result: ' .. tostring(werr) .. '\n')
+    vim.cmd('cquit 2')
+  end
+  if err then
+    io.stderr:write('harness: scenario failed: ' .. tostring(err) .. '\n')
+    vim.cmd('cquit 1')
+  end
+  vim.cmd('qall!')
+end
+
+-- run_async runs scenario(rec, done) and returns to Neovim's main loop,
+-- where typed keys are read as in a person's session; the scenario ends by
+-- calling done() (or done(err)) from a callback, or fails after
+-- timeout_ms.
+function M.run_async(scenario, timeout_ms)
+  local rec = new_record()
+  vim.cmd('filetype on')
+  local over = false
+  local function done(err)
+    if not over then
+      over = true
+      finish(rec, err)
+    end
+  end
+  vim.defer_fn(function()
+    done(string.format('timed out after %d ms; last step: %s', timeout_ms, tostring(rec.steps[#rec.steps])))
+  end, timeout_ms)
+  local ok, err = xpcall(scenario, debug.traceback, rec, done)
+  if not ok then
+    done(err)
+  end
+end
+
 -- run runs scenario(rec) with a fresh record, writes the record to
 -- $AGENTLS_E2E_RESULT and quits Neovim: exit 0 on success, 1 with
 -- rec.error (message and traceback) on an error.
