@@ -131,8 +131,8 @@ type pluginRun struct {
 	// during runs while Neovim does (typing into it with --remote-send).
 	listen string
 	during func()
-	rec     pluginRecord
-	output  bytes.Buffer
+	rec    pluginRecord
+	output bytes.Buffer
 }
 
 func newPluginRun(t *testing.T, files map[string]string) *pluginRun {
@@ -996,5 +996,130 @@ func TestNvimPluginNeverAnsweringPicker(t *testing.T) {
 		if strings.HasPrefix(m, "4 ") || strings.Contains(m, "error") {
 			r.errorf("an error was shown: %q", m)
 		}
+	}
+}
+
+// :AgentChat, must-show: the question typed in the chat's prompt area and
+// sent with <CR>; the agent's plan (todos) shows, its tool calls are
+// closed folds that open (<CR>) to their output, and its three-line answer
+// streams in — the first line is in the buffer while the model still
+// holds the rest — and is complete at the end. A grep result goes to the
+// quickfix list from the chat. A follow-up goes out in the same session:
+// the model sees the first exchange.
+func TestNvimPluginChatStreams(t *testing.T) {
+	r := newPluginRun(t, map[string]string{"a.txt": pluginFile})
+	mark := r.path("streamed")
+	r.env["AGENTLS_PLUGIN_MARK"] = mark
+	var held time.Duration
+	srv := openaitest.New(func(req openaitest.Request) openaitest.Reply {
+		tools, users := 0, 0
+		for _, m := range req.Messages {
+			switch m.Role {
+			case "tool":
+				tools++
+			case "user":
+				users++
+			}
+		}
+		switch {
+		case users > 1:
+			return openaitest.Reply{Parts: []string{"Still hello."}}
+		case tools == 0:
+			return openaitest.Reply{ToolCalls: []openaitest.ToolCall{
+				openaitest.Call("t1", "todos", map[string]any{"todos": []map[string]any{
+					{"content": "Read a.txt", "status": "in_progress", "active_form": "Reading a.txt"},
+					{"content": "Answer", "status": "pending"}}}),
+				openaitest.Call("v1", "view", map[string]any{"file_path": "a.txt"}),
+				openaitest.Call("g1", "grep", map[string]any{"pattern": "o"})}}
+		}
+		return openaitest.Reply{
+			Parts: []string{"First line of the answer.\nSecond", " line, streamed.\n", "Third line."},
+			BeforePart: func(i int) {
+				if i == 2 {
+					start := time.Now()
+					waitFile(mark, 20*time.Second)
+					held = time.Since(start)
+				}
+			},
+		}
+	})
+	t.Cleanup(srv.Close)
+	r.provider(srv.URL)
+	r.env["AGENTLS_E2E_FILE"] = "a.txt"
+	rec := r.nvim("plugin_chat.lua")
+	defer r.done()
+
+	var got struct {
+		Chat struct {
+			Name, Filetype, Buftype string
+		} `json:"chat"`
+		Streaming struct {
+			Status     string `json:"status"`
+			Statusline string `json:"statusline"`
+			HasThird   bool   `json:"has_third"`
+		} `json:"streaming"`
+		Lines       []string `json:"lines"`
+		LinesAfter  []string `json:"lines_after"`
+		PromptAfter []string `json:"prompt_after"`
+		Fold        struct {
+			Row       int      `json:"row"`
+			Closed    int      `json:"closed"`
+			ClosedEnd int      `json:"closed_end"`
+			Opened    int      `json:"opened"`
+			Text      string   `json:"text"`
+			Body      []string `json:"body"`
+		} `json:"fold"`
+		QF      []string `json:"qf"`
+		Items   []string `json:"items"`
+		QFCount int      `json:"qf_count"`
+		Chats   int      `json:"chats"`
+		Clients int      `json:"clients_on_chat"`
+	}
+	raw, _ := json.Marshal(rec.Raw)
+	if err := json.Unmarshal(raw, &got); err != nil {
+		r.fail("record: %v", err)
+	}
+	if !strings.HasPrefix(got.Chat.Name, "agentls://chat/") || got.Chat.Filetype != "markdown" || got.Chat.Buftype != "nofile" || got.Clients != 0 {
+		r.errorf("chat buffer %+v with %d clients, want agentls://chat/…, markdown, nofile, none attached", got.Chat, got.Clients)
+	}
+	if got.Streaming.HasThird || got.Streaming.Status != "working" || !strings.Contains(got.Streaming.Statusline, "writing the answer") {
+		r.errorf("while streaming: third line shown %v, status %q, statusline %q; want the first line alone, working, \"writing the answer\"",
+			got.Streaming.HasThird, got.Streaming.Status, got.Streaming.Statusline)
+	}
+	if held <= 0 {
+		r.errorf("the model never held its stream for the chat")
+	}
+	text := strings.Join(got.Lines, "\n")
+	answer := "First line of the answer.\nSecond line, streamed.\nThird line."
+	if strings.Count(text, answer) != 1 {
+		r.errorf("the chat does not hold the three-line answer once:\n%s", text)
+	}
+	for _, want := range []string{"## You", "What does a.txt say?", "## agentls", "## Todos  (0/2: Reading a.txt)",
+		"- [-] Read a.txt  ← Reading a.txt", "- [ ] Answer", "▸ view a.txt — ok", "▸ todos"} {
+		if !strings.Contains(text, want) {
+			r.errorf("the chat lacks %q:\n%s", want, text)
+		}
+	}
+	if strings.Join(got.PromptAfter, "|") != "" {
+		r.errorf("prompt area after sending = %q, want it empty", got.PromptAfter)
+	}
+	if got.Fold.Closed != got.Fold.Row || got.Fold.ClosedEnd <= got.Fold.Row || got.Fold.Opened != -1 ||
+		!strings.HasPrefix(got.Fold.Text, "▸ view a.txt — ok") || !strings.Contains(strings.Join(got.Fold.Body, "\n"), "hello world") {
+		r.errorf("tool call fold %+v: want closed at its header, showing the header, opened by <CR> to the output (hello world)", got.Fold)
+	}
+	if got.QFCount != 2 || strings.Join(got.QF, "|") != "a.txt:1:hello world|a.txt:2:second line" {
+		r.errorf(":AgentQuickfix on the grep call: %d items %q, want a.txt:1 and a.txt:2", got.QFCount, got.QF)
+	}
+	if items := strings.Join(got.Items, "|"); items != "a.txt:1:3:E:bad thing|a.txt:2:1::second line" {
+		r.errorf("quickfix items of a diagnostics and a references result = %q", items)
+	}
+	after := strings.Join(got.LinesAfter, "\n")
+	if !strings.Contains(after, "And now?") || !strings.Contains(after, "Still hello.") || !strings.Contains(after, answer) || got.Chats != 1 {
+		r.errorf("after the follow-up (%d chats) the chat holds:\n%s", got.Chats, after)
+	}
+	reqs := srv.Requests()
+	last := reqs[len(reqs)-1]
+	if !strings.Contains(last.Text(), "Third line.") || !strings.Contains(last.Text(), "And now?") {
+		r.errorf("the follow-up's request lacks the first answer or the question: the session did not carry over\n%s", last.Text())
 	}
 }

@@ -50,20 +50,37 @@ local function follow(wins)
   end
 end
 
+-- fold folds a block's lines (rows from..to, 1-based) in a window showing
+-- the chat, closed. Folds are manual: they move with the lines around
+-- them, and replacing a block's lines removes its old fold.
+local function fold(win, from, to)
+  if to > from and vim.api.nvim_win_is_valid(win) then
+    vim.api.nvim_win_call(win, function()
+      vim.cmd(string.format('silent! %d,%dfold', from, to))
+    end)
+  end
+end
+
 -- put replaces the lines of block b (from its mark to the next block's)
 -- with its rendering; a new block (no mark) goes before the footer.
 local function put(chat, b, next_mark)
   local lines = render[b.kind](b)
   local wins = following(chat)
+  local from
   if not b.mark then
-    local at = row(chat, footer(chat))
-    vim.api.nvim_buf_set_lines(chat.buf, at, at, false, lines)
-    b.mark = vim.api.nvim_buf_set_extmark(chat.buf, ns, at, 0, {})
+    from = row(chat, footer(chat))
+    vim.api.nvim_buf_set_lines(chat.buf, from, from, false, lines)
+    b.mark = vim.api.nvim_buf_set_extmark(chat.buf, ns, from, 0, {})
     chat.by_mark[b.mark] = b
   else
-    local from = row(chat, b.mark)
+    from = row(chat, b.mark)
     vim.api.nvim_buf_set_lines(chat.buf, from, row(chat, next_mark), false, lines)
     vim.api.nvim_buf_set_extmark(chat.buf, ns, from, 0, { id = b.mark })
+  end
+  if b.fold then
+    for _, w in ipairs(vim.fn.win_findbuf(chat.buf)) do
+      fold(w, from + 1, from + #lines)
+    end
   end
   follow(wins)
 end
@@ -92,16 +109,25 @@ local function name_of(key)
   return 'agentls://chat/' .. key
 end
 
--- setup_window sets the folding of a window showing a chat.
-local function setup_window(win)
+-- setup_window folds every tool call and thinking of the chat in a
+-- window that shows it (again).
+local function setup_window(chat, win)
   local wo = vim.wo[win]
-  wo.foldmethod = 'expr'
-  wo.foldexpr = "v:lua.require'agentls.chat'.foldexpr(v:lnum)"
+  wo.foldmethod = 'manual'
   wo.foldtext = "v:lua.require'agentls.chat'.foldtext()"
-  wo.foldlevel = 0
   wo.foldenable = true
   wo.wrap = true
   wo.linebreak = true
+  vim.api.nvim_win_call(win, function()
+    vim.cmd('silent! normal! zE')
+  end)
+  for i, b in ipairs(chat.blocks) do
+    if b.fold then
+      local n = chat.blocks[i + 1]
+      local to = row(chat, n and n.mark or footer(chat))
+      fold(win, row(chat, b.mark) + 1, to)
+    end
+  end
 end
 
 -- new makes the chat (and its buffer) for key.
@@ -112,7 +138,7 @@ local function new(key, client_id, session)
   vim.api.nvim_buf_set_lines(chat.buf, 0, -1, false, { render.prompt_line, '' })
   chat.prompt_mark = vim.api.nvim_buf_set_extmark(chat.buf, ns, 0, 0, {})
   vim.api.nvim_create_autocmd('BufWinEnter', { buffer = chat.buf, callback = function()
-    setup_window(vim.api.nvim_get_current_win())
+    setup_window(chat, vim.api.nvim_get_current_win())
   end })
   util.map(chat.buf, { ['<CR>'] = { function()
     local r = vim.api.nvim_win_get_cursor(0)[1] - 1
@@ -307,8 +333,7 @@ function M.open(client_id, mods)
   else
     util.leave_float()
     vim.cmd((mods and mods ~= '' and mods or 'botright vertical') .. ' split')
-    vim.api.nvim_win_set_buf(0, chat.buf)
-    setup_window(vim.api.nvim_get_current_win())
+    vim.api.nvim_win_set_buf(0, chat.buf) -- BufWinEnter sets its folds
     if not mods or mods == '' then
       vim.api.nvim_win_set_width(0, math.min(90, math.max(50, math.floor(vim.o.columns * 0.4))))
     end
@@ -328,18 +353,7 @@ function M.block_at(buf, lnum)
   return m and chat.by_mark[m[1]], chat
 end
 
---- foldexpr folds tool calls and thinking: the header line opens a fold
---- that holds the rest of the block.
-function M.foldexpr(lnum)
-  local m = vim.api.nvim_buf_get_extmarks(0, ns, { lnum - 1, -1 }, 0, { limit = 1 })[1]
-  local chat = m and M.by_buf(vim.api.nvim_get_current_buf())
-  local b = chat and chat.by_mark[m[1]]
-  if not b or not b.fold then
-    return '0'
-  end
-  return m[2] == lnum - 1 and '>1' or '1'
-end
-
+--- foldtext shows a folded tool call as its header line.
 function M.foldtext()
   local n = vim.v.foldend - vim.v.foldstart
   return vim.fn.getline(vim.v.foldstart) .. (n > 0 and string.format('  (%d lines)', n) or '')
