@@ -811,7 +811,9 @@ type reviewRecord struct {
 // review_answer({accept = {1}}). Only the accepted hunks land, in the
 // buffers and on disk; the model reads in its tool results which hunks
 // were rejected, with their diff; the review window is gone after each
-// answer, and review_answer returns false when nothing is open.
+// answer, and review_answer returns false when nothing is open. The
+// statusline then offers the turn's revert, and a click on it restores
+// both files.
 func TestNvimPluginReviewOneHunkOfTwo(t *testing.T) {
 	const (
 		aOld = "one\ntwo\nthree\nfour\nfive\nsix\nseven\neight\nnine\nten\n"
@@ -894,6 +896,14 @@ func TestNvimPluginReviewOneHunkOfTwo(t *testing.T) {
 	}
 	if rec.boolean("answered") != true || rec.boolean("answered_none") != false {
 		r.errorf("review_answer returned %v with a review open and %v with none; want true, false", rec.Raw["answered"], rec.Raw["answered_none"])
+	}
+	if sl := rec.str("statusline_after"); sl != "agentls: idle · %@AgentlsRevertClick@↶ :AgentRevert%X" {
+		r.errorf("statusline() after the turn = %q, want idle with the clickable revert", sl)
+	}
+	if rec.str("text_a_reverted") != strings.TrimSuffix(aOld, "\n") || rec.str("text_b_reverted") != strings.TrimSuffix(bOld, "\n") ||
+		rec.str("statusline_reverted") != "agentls: idle" {
+		r.errorf("after the statusline's revert: a.txt %q, b.txt %q, statusline %q; want both restored, no revert offered",
+			rec.str("text_a_reverted"), rec.str("text_b_reverted"), rec.str("statusline_reverted"))
 	}
 	for _, w := range rec.WindowsAfter {
 		if strings.HasPrefix(w.Name, "agentls://review/") {
@@ -1122,4 +1132,87 @@ func TestNvimPluginChatStreams(t *testing.T) {
 	if !strings.Contains(last.Text(), "Third line.") || !strings.Contains(last.Text(), "And now?") {
 		r.errorf("the follow-up's request lacks the first answer or the question: the session did not carry over\n%s", last.Text())
 	}
+}
+
+// Code actions from vim.lsp.buf: agentls's come first; "Ask agent about
+// selection…" asks for your question and sends it with the selection, and
+// "Fix with agent: check this line" (offered with no other server's
+// diagnostics) shows its prompt, sent once you confirm it.
+func TestNvimPluginCodeActions(t *testing.T) {
+	r := newPluginRun(t, map[string]string{"a.txt": pluginFile})
+	model := &recordingModel{}
+	srv := httptest.NewServer(model)
+	t.Cleanup(srv.Close)
+	r.provider(srv.URL + "/v1")
+	r.env["AGENTLS_E2E_FILE"] = "a.txt"
+	r.env["AGENTLS_PLUGIN_ANSWERS"] = "Ask agent about selection…,Fix with agent: check this line"
+	r.env["AGENTLS_PLUGIN_INPUTS"] = "why is this here?,<default>"
+	rec := r.nvim("plugin_actions.lua")
+	defer r.done()
+
+	if len(rec.Selects) != 2 {
+		r.fail("code action pickers %+v, want two", rec.Selects)
+	}
+	for i, s := range rec.Selects {
+		if len(s.Titles) == 0 || !strings.HasPrefix(s.Titles[0], "Ask agent about") {
+			r.errorf("code action %d offers %q: want agentls's Ask agent first", i+1, s.Titles)
+		}
+	}
+	var inputs []struct {
+		Prompt  string `json:"prompt"`
+		Default string `json:"default"`
+	}
+	json.Unmarshal(rec.Raw["inputs"], &inputs)
+	if len(inputs) != 2 || inputs[0].Default != "" || !strings.Contains(inputs[0].Prompt, "your question") ||
+		!strings.HasPrefix(inputs[1].Default, "Check a.txt around line 2") {
+		r.errorf("vim.ui.input calls %+v: want your question asked (no default), then the fix's prompt shown as the default", inputs)
+	}
+	model.mu.Lock()
+	got := append([]string(nil), model.users...)
+	model.mu.Unlock()
+	if len(got) != 2 || !strings.HasPrefix(got[0], "why is this here?\n\nThe user is in a.txt with lines 1-1 selected") ||
+		!strings.HasPrefix(got[1], "Check a.txt around line 2") {
+		r.errorf("the agent was told %q", got)
+	}
+	checkTranscript(r, rec.Log, []string{"= you: why is this here?  [a.txt:1-1]", "^you: Check a.txt around line 2"})
+}
+
+// With Neovim's own vim.ui.select (inputlist(), which would take every
+// key until answered) an ask shows in a float of the plugin's: focused,
+// no file, the message and numbered choices. 1, typed, allows the command.
+func TestNvimPluginAskFloat(t *testing.T) {
+	r := newPluginRun(t, map[string]string{"a.txt": pluginFile})
+	srv := openaitest.New(func(req openaitest.Request) openaitest.Reply {
+		for _, m := range req.Messages {
+			if m.Role == "tool" {
+				return openaitest.Reply{Parts: []string{"Made it."}}
+			}
+		}
+		return openaitest.Reply{ToolCalls: []openaitest.ToolCall{openaitest.Call("b1", "bash", map[string]any{"command": "mkdir build"})}}
+	})
+	t.Cleanup(srv.Close)
+	r.provider(srv.URL)
+	r.env["AGENTLS_PLUGIN_NO_STUB"] = "1"
+	r.env["AGENTLS_E2E_FILE"] = "a.txt"
+	rec := r.nvim("plugin_float.lua")
+	defer r.done()
+
+	var float struct {
+		Focused bool     `json:"focused"`
+		Buftype string   `json:"buftype"`
+		Lines   []string `json:"lines"`
+	}
+	json.Unmarshal(rec.Raw["float"], &float)
+	text := strings.Join(float.Lines, "\n")
+	if !float.Focused || float.Buftype != "nofile" || !strings.Contains(text, "mkdir build") || !strings.Contains(text, "1 Allow") ||
+		!strings.Contains(text, "q, <Esc>: dismiss") || rec.str("status_asked") != "waiting for you" {
+		r.errorf("the ask float: focused %v, buftype %q, status %q, text\n%s", float.Focused, float.Buftype, rec.str("status_asked"), text)
+	}
+	if st, err := os.Stat(filepath.Join(r.root, "build")); err != nil || !st.IsDir() {
+		r.errorf("build/ was not made after 1 (Allow) was typed: %v", err)
+	}
+	if string(rec.Raw["floats_after"]) != "0" {
+		r.errorf("%s floats open after the answer, want none", rec.Raw["floats_after"])
+	}
+	checkTranscript(r, rec.Log, []string{"= → bash mkdir build", "^  allowed bash", "$ ended: completed ──"})
 }

@@ -6,7 +6,8 @@
 -- $AGENTLS_PLUGIN_ASYNC_SELECT=1 it answers 50 ms later from a timer, like
 -- an asynchronous picker (telescope, dressing) would. vim.ui.input answers
 -- with the texts in $AGENTLS_PLUGIN_INPUTS (comma-separated, in order;
--- empty or missing cancels) and records its prompts. The answer <never>
+-- empty or missing cancels; <default> confirms the default text, <enter>
+-- an empty line) and records its prompts and defaults. The answer <never>
 -- never calls back, like a broken picker; its callback is kept in
 -- _G.agentls_test.never. Each select also records the windows open then
 -- (buffer name, buftype, text).
@@ -35,9 +36,14 @@ end
 local inputs = vim.split(vim.env.AGENTLS_PLUGIN_INPUTS or '', ',', { plain = true })
 
 vim.ui.input = function(opts, on_confirm)
+  opts = opts or {}
   local answer = table.remove(inputs, 1) or ''
-  table.insert(_G.agentls_test.inputs, { prompt = (opts or {}).prompt, answer = answer })
-  if answer == '' then
+  table.insert(_G.agentls_test.inputs, { prompt = opts.prompt, default = opts.default, answer = answer })
+  if answer == '<default>' then
+    on_confirm(opts.default or '')
+  elseif answer == '<enter>' then
+    on_confirm('')
+  elseif answer == '' then
     on_confirm(nil)
   else
     on_confirm(answer)

@@ -5,7 +5,8 @@
 -- review while the request handler waits); the second with
 -- require('agentls').review_answer({accept = {1}}). At each review it
 -- records the review buffer, its windows and clients; after the turn the
--- buffers, the disks, review_answer() with nothing open, and the windows.
+-- buffers, the disks, review_answer() with nothing open, the windows, and
+-- the statusline before and after its revert is clicked.
 --
 -- Environment: AGENTLS_E2E_ROOT, AGENTLS_E2E_RESULT.
 local h = dofile(vim.fn.fnamemodify(debug.getinfo(1, 'S').source:sub(2), ':p:h') .. '/harness.lua')
@@ -75,6 +76,18 @@ h.run(function(rec)
   rec.text_a, rec.text_b = text(a), text(b)
   rec.disk_a, rec.disk_b = disk(root .. '/a.txt'), disk(root .. '/b.txt')
   rec.answered_none = agentls.review_answer({ accept = { 1 } })
+  -- The statusline offers the whole turn's revert; a click runs it.
+  rec.statusline_after = agentls.statusline()
+  vim.fn.AgentlsRevertClick(0, 1, 'l', '    ')
+  h.wait(rec, 10000, function()
+    for _, l in ipairs(require('agentls.transcript').lines()) do
+      if l:match('^↶ ') then
+        return true
+      end
+    end
+  end, 'reverted from the statusline')
+  rec.text_a_reverted, rec.text_b_reverted = text(a), text(b)
+  rec.statusline_reverted = agentls.statusline()
   rec.windows_after = _G.agentls_test.windows()
   rec.log = require('agentls.transcript').lines()
   agentls.stop()
