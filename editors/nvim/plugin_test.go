@@ -727,8 +727,9 @@ func quoteOrNil(s *string) string {
 }
 
 // The agent's questions reach the person through the plugin's
-// agentls/question: free text through vim.ui.input, one choice or several
-// (then "Done") through vim.ui.select; a dismissed one is "no answer". The
+// agentls/question, answered with typed keys while the handler waits (0.7:
+// synchronously): free text through input(), one choice or several (then
+// "Done") through the plugin's float; <Esc> dismisses ("no answer"). The
 // model endpoint (the real OpenAI wire format) reads each answer in the
 // tool result that follows.
 func TestNvimPluginQuestion(t *testing.T) {
@@ -754,8 +755,8 @@ func TestNvimPluginQuestion(t *testing.T) {
 	t.Cleanup(srv.Close)
 	r.provider(srv.URL)
 	r.env["AGENTLS_E2E_FILE"] = "a.txt"
-	r.env["AGENTLS_PLUGIN_INPUTS"] = "call it kv,"
-	r.env["AGENTLS_PLUGIN_ANSWERS"] = "postgres,vet,race,Done"
+	// vet (1), then race (2 of lint, race, Done), then Done (2 of lint, Done).
+	r.env["AGENTLS_PLUGIN_KEYS"] = "call it kv<CR>,2,1,2,2,<Esc>"
 	rec := r.nvim("plugin_question.lua")
 	defer r.done()
 
@@ -777,18 +778,26 @@ func TestNvimPluginQuestion(t *testing.T) {
 			r.errorf("answer %d = %q, want %q", i+1, results[i], want[i])
 		}
 	}
-	if len(rec.Inputs) != 2 || rec.Inputs[0].Prompt != "agentls asks: What should the table be called? " {
-		r.errorf("vim.ui.input calls %+v", rec.Inputs)
+	var floats []string
+	json.Unmarshal(rec.Raw["floats"], &floats)
+	wantFloats := [][]string{
+		{"agentls asks: Which store?", "1 sqlite", "2 postgres"},
+		{"agentls asks: Which checks?\n", "1 vet", "2 lint", "3 race", "4 Done"},
+		{"agentls asks: Which checks? (chosen: vet)", "1 lint", "2 race", "3 Done"},
+		{"agentls asks: Which checks? (chosen: vet, race)", "1 lint", "2 Done"},
 	}
-	var titles []string
-	for _, s := range rec.Selects {
-		titles = append(titles, s.Kind+":"+strings.Join(s.Titles, "|"))
+	if len(floats) != len(wantFloats) {
+		r.errorf("%d choice floats, want %d: %q", len(floats), len(wantFloats), floats)
 	}
-	if got := strings.Join(titles, " "); got != "agentls_question:sqlite|postgres agentls_question:vet|lint|race|Done agentls_question:lint|race|Done agentls_question:lint|Done" {
-		r.errorf("vim.ui.select calls %s", got)
+	for i := range wantFloats {
+		for _, w := range wantFloats[i] {
+			if i < len(floats) && !strings.Contains(floats[i], w) {
+				r.errorf("float %d lacks %q:\n%s", i+1, w, floats[i])
+			}
+		}
 	}
-	if len(rec.Selects) == 4 && (rec.Selects[0].Status != "waiting for you" || rec.Selects[3].Prompt != "agentls asks: Which checks? (chosen: vet, race)") {
-		r.errorf("selects %+v", rec.Selects)
+	if rec.str("status_asked") != "waiting for you" || len(rec.WindowsAfter) != 1 {
+		r.errorf("status while asked %q, windows after %+v; want waiting for you, and no float left", rec.str("status_asked"), rec.WindowsAfter)
 	}
 }
 

@@ -115,6 +115,7 @@ function M.on_ask(_, params, ctx)
   state.asks[ask.id] = ask
   status.changed()
   show(ask)
+  util.event('AgentlsAsk')
 end
 
 --- on_done handles agentls/askDone: the question ended.

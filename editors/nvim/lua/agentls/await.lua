@@ -13,9 +13,10 @@ local M = {}
 -- pump runs the keys typed since the last call: each one as :normal in
 -- the current window, so that window's mappings work; ':' reads a command
 -- line with input() and runs it (:AgentCancel, :q). Only single-key
--- mappings can work this way, which is why the review has them.
-function M.pump()
-  while true do
+-- mappings can work this way, which is why the review has them. It stops
+-- once stop() is true: the keys after the answer are the editor's.
+function M.pump(stop)
+  while not stop() do
     local ok, c = pcall(vim.fn.getchar, 0)
     if not ok or c == 0 or c == '' then
       return
@@ -36,18 +37,29 @@ function M.pump()
   end
 end
 
+--- sync tells whether the running handler must return its answer (Neovim
+--- 0.7-0.9) rather than yield for it (0.10+: a coroutine).
+function M.sync()
+  local co, is_main = coroutine.running()
+  return not co or is_main == true
+end
+
 --- await calls ui(callback) — vim.ui.select, vim.ui.input or a window of
 --- the plugin's — and returns what the callback got, or nil when nobody
 --- answered within ask_timeout. `what` names the question in messages;
---- opts.keys pumps typed keys on 0.7-0.9 (the ui is a window of ours).
+--- opts.keys pumps typed keys on 0.7-0.9 (the ui is a window of ours);
+--- opts.event names a User event to fire once the wait begins.
 --- The status shows "waiting for you" meanwhile.
 function M.await(ui, what, opts)
   opts = opts or {}
   state.asking = state.asking + 1
   status.changed()
+  if opts.event then
+    util.event(opts.event)
+  end
   local answer
-  local co, is_main = coroutine.running()
-  if co and not is_main then
+  local co = coroutine.running()
+  if not M.sync() then
     local called, err = pcall(ui, function(item)
       -- The built-in pickers call back before yield: resume later.
       vim.schedule(function()
@@ -75,8 +87,10 @@ function M.await(ui, what, opts)
     end
     if not done then
       vim.wait(state.config.ask_timeout, function()
-        if opts.keys and not done then
-          M.pump()
+        if opts.keys then
+          M.pump(function()
+            return done
+          end)
         end
         return done
       end, 20)

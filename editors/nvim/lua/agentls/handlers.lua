@@ -2,15 +2,55 @@
 -- notifications that are not asks of their own (ask.lua, review.lua):
 -- the yes/no ask of servers without asyncAsk, the agent's questions,
 -- saving, showing a document on 0.7, and messages.
-local await = require('agentls.await').await
+local await = require('agentls.await')
+local chooser = require('agentls.chooser')
 local util = require('agentls.util')
 
 local M = {}
 
+-- done_item ends a multiple choice.
+local done_item = 'Done'
+
+-- choose picks one of items for a question (User AgentlsQuestion or, for
+-- a permission ask, AgentlsAsk fires). Waiting synchronously (0.7-0.9) a
+-- picker would get no keys, so the plugin's float takes them there; in a
+-- coroutine (0.10+) vim.ui.select, whatever it is, answers.
+local function choose(items, opts, what)
+  local event = opts.kind == 'agentls_question' and 'AgentlsQuestion' or 'AgentlsAsk'
+  if not await.sync() then
+    return await.await(function(cb)
+      vim.ui.select(items, opts, cb)
+    end, what, { event = event })
+  end
+  local shown
+  local pick = await.await(function(cb)
+    shown = chooser.select(items, opts, cb)
+  end, what, { keys = true, event = event })
+  if shown then
+    shown.close()
+  end
+  return pick
+end
+
+-- type_in asks for free text: vim.ui.input in a coroutine; waiting
+-- synchronously, input(), which reads the keys itself (an input plugin's
+-- window would get none).
+local function type_in(prompt, what)
+  if not await.sync() then
+    return await.await(function(cb)
+      vim.ui.input({ prompt = prompt }, cb)
+    end, what, { event = 'AgentlsQuestion' })
+  end
+  return await.await(function(cb)
+    local ok, text = pcall(vim.fn.input, { prompt = prompt, cancelreturn = '' })
+    cb(ok and text or nil)
+  end, what, { event = 'AgentlsQuestion' })
+end
+
 -- show_message_request answers window/showMessageRequest (a server that
--- does not know asyncAsk) with vim.ui.select over the server's action
--- titles. The result is the chosen action ({title = …}) or vim.NIL when
--- the prompt was dismissed (the server reads that as a deny).
+-- does not know asyncAsk) with a choice over the server's action titles
+-- (see choose). The result is the chosen action ({title = …}) or vim.NIL
+-- when the prompt was dismissed (the server reads that as a deny).
 function M.show_message_request(_, params, _)
   params = params or {}
   local actions = {}
@@ -31,22 +71,18 @@ function M.show_message_request(_, params, _)
       return (a.title:gsub('\r?\n', ' '))
     end,
   }
-  local choice = await(function(cb)
-    vim.ui.select(actions, opts, cb)
-  end, message)
+  local choice = choose(actions, opts, message)
   if type(choice) ~= 'table' or type(choice.title) ~= 'string' then
     return vim.NIL
   end
   return { title = choice.title }
 end
 
--- done_item ends a multiple choice.
-local done_item = 'Done'
-
--- question answers agentls/question, the agent's question to you:
--- vim.ui.select over the options (one at a time, then "Done", when several
--- may be chosen), vim.ui.input when there are none. The result is
--- {answer = text} or {chosen = {…}}; {answer = vim.NIL} when dismissed.
+-- question answers agentls/question, the agent's question to you (User
+-- AgentlsQuestion fires at each wait for you): a choice over the options
+-- (one at a time, then "Done", when several may be chosen), typed text
+-- when there are none. The result is {answer = text} or {chosen = {…}};
+-- {answer = vim.NIL} when dismissed.
 function M.question(_, params, _)
   params = params or {}
   local question = tostring(params.question or '')
@@ -58,9 +94,7 @@ function M.question(_, params, _)
   end
   local prompt = 'agentls asks: ' .. question
   if #options == 0 then
-    local text = await(function(cb)
-      vim.ui.input({ prompt = prompt .. ' ' }, cb)
-    end, question)
+    local text = type_in(prompt .. ' ', question)
     if type(text) ~= 'string' or text == '' then
       return { answer = vim.NIL }
     end
@@ -77,9 +111,7 @@ function M.question(_, params, _)
       end
       table.insert(items, done_item)
     end
-    local pick = await(function(cb)
-      vim.ui.select(items, { prompt = p, kind = 'agentls_question' }, cb)
-    end, question)
+    local pick = choose(items, { prompt = p, kind = 'agentls_question' }, question)
     if type(pick) ~= 'string' or pick == done_item then
       break
     end

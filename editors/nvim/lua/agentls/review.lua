@@ -201,9 +201,7 @@ local function open(p, client_id, callback)
     end
   end
   util.map(r.buf, keys)
-  if vim.fn.exists('#User#AgentlsReview') == 1 then
-    vim.cmd('doautocmd <nomodeline> User AgentlsReview')
-  end
+  util.event('AgentlsReview')
   -- Closed some other way (:q, :bwipe): no answer, a deny.
   vim.api.nvim_create_autocmd('BufWipeout', { buffer = r.buf, once = true, callback = function()
     r.buf = nil

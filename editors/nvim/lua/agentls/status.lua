@@ -8,9 +8,7 @@ local M = {}
 -- changed redraws statuslines and fires User AgentlsStatus.
 function M.changed()
   pcall(vim.cmd, 'redrawstatus!')
-  if vim.fn.exists('#User#AgentlsStatus') == 1 then
-    vim.cmd('doautocmd <nomodeline> User AgentlsStatus')
-  end
+  require('agentls.util').event('AgentlsStatus')
 end
 
 local function waiting()

@@ -47,6 +47,13 @@ function M.present(v)
   return v ~= nil and v ~= vim.NIL and v ~= ''
 end
 
+-- event fires User <name> for scripts (and tests), when anyone listens.
+function M.event(name)
+  if vim.fn.exists('#User#' .. name) == 1 then
+    vim.cmd('doautocmd <nomodeline> User ' .. name)
+  end
+end
+
 -- reword puts a server message in Neovim's words: the commands to type
 -- rather than the protocol's.
 function M.reword(msg)
