@@ -1022,7 +1022,8 @@ func TestNvimPluginNeverAnsweringPicker(t *testing.T) {
 // sent with <CR>; the agent's plan (todos) shows, its tool calls are
 // closed folds that open (<CR>) to their output, and its three-line answer
 // streams in — the first line is in the buffer while the model still
-// holds the rest — and is complete at the end. A grep result goes to the
+// holds the rest — and is complete at the end; a follow-up sent then is
+// refused in Neovim's words and stays in the prompt. A grep result goes to the
 // quickfix list from the chat. A follow-up goes out in the same session:
 // the model sees the first exchange.
 func TestNvimPluginChatStreams(t *testing.T) {
@@ -1077,6 +1078,10 @@ func TestNvimPluginChatStreams(t *testing.T) {
 			Statusline string `json:"statusline"`
 			HasThird   bool   `json:"has_third"`
 		} `json:"streaming"`
+		Refused struct {
+			Error  string `json:"error"`
+			Prompt string `json:"prompt"`
+		} `json:"refused"`
 		Lines       []string `json:"lines"`
 		LinesAfter  []string `json:"lines_after"`
 		PromptAfter []string `json:"prompt_after"`
@@ -1104,6 +1109,10 @@ func TestNvimPluginChatStreams(t *testing.T) {
 	if got.Streaming.HasThird || got.Streaming.Status != "working" || !strings.Contains(got.Streaming.Statusline, "writing the answer") {
 		r.errorf("while streaming: third line shown %v, status %q, statusline %q; want the first line alone, working, \"writing the answer\"",
 			got.Streaming.HasThird, got.Streaming.Status, got.Streaming.Statusline)
+	}
+	if !strings.Contains(got.Refused.Error, "already running") || !strings.Contains(got.Refused.Error, ":AgentCancel") ||
+		strings.Contains(got.Refused.Error, "agentls.cancel") || got.Refused.Prompt != "too early" {
+		r.errorf("a follow-up during the turn: %+v; want it refused naming :AgentCancel, the prompt kept", got.Refused)
 	}
 	if held <= 0 {
 		r.errorf("the model never held its stream for the chat")

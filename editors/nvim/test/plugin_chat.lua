@@ -2,7 +2,8 @@
 -- and sent with <CR>; the agent plans (todos), views a.txt, and streams a
 -- three-line answer. When the first line shows in the chat buffer, the
 -- scenario writes "streamed" to $AGENTLS_PLUGIN_MARK (the Go test's model
--- holds the rest of the stream until then). After the turn it records the
+-- holds the rest of the stream until then); a follow-up sent then is
+-- refused. After the turn it records the
 -- buffer, opens the tool call's fold, puts the tool's places into the
 -- quickfix list, and sends a follow-up the same way.
 --
@@ -48,6 +49,14 @@ h.run(function(rec)
     return find(buf, 'First line of the answer.') ~= nil
   end, 'first line streamed')
   rec.streaming = { status = agentls.status(), statusline = agentls.statusline(), has_third = find(buf, 'Third line') ~= nil }
+  -- A follow-up while the turn runs is refused, in Neovim's words, and
+  -- the prompt stays for later.
+  send(buf, 'too early')
+  h.wait(rec, 10000, function()
+    return find(buf, '> **error:**') ~= nil
+  end, 'follow-up refused')
+  rec.refused = { error = lines(buf)[find(buf, '> **error:**')], prompt = lines(buf)[find(buf, '## Ask') + 1] }
+  vim.api.nvim_buf_set_lines(buf, find(buf, '## Ask'), -1, false, { '' })
   local f = assert(io.open(h.env('AGENTLS_PLUGIN_MARK'), 'w'))
   f:write('streamed')
   f:close()
