@@ -648,7 +648,9 @@ func TestNvimPluginHelp(t *testing.T) {
 	}
 	tags := []string{"agentls", "agentls.txt", "agentls-setup", ":AgentAsk", ":AgentCancel", ":AgentRevert",
 		":AgentLog", "agentls.status()", "agentls-asks", "agentls-saving", "agentls-install", "agentls-binary",
-		":AgentInstall", "agentls.install()"}
+		":AgentInstall", "agentls.install()", ":AgentChat", ":AgentQuickfix", "agentls-chat", "agentls-review",
+		"agentls-questions", "agentls-code-actions", "agentls.statusline()", "agentls.review_answer()", "agentls.chat()",
+		"agentls.quickfix()", "User_AgentlsReview", "User_AgentlsAsk"}
 	r.env["AGENTLS_PLUGIN_DOC"] = doc
 	r.env["AGENTLS_PLUGIN_TAGS"] = strings.Join(tags, ",")
 	r.env["AGENTLS_E2E_MODEL"] = "replay:none.json"
