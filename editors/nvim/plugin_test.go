@@ -182,6 +182,21 @@ func (r *pluginRun) provider(url string) {
 	r.env["AGENTLS_E2E_MODEL"] = "rec:m"
 }
 
+// commandModel makes the model one that runs command with bash, then
+// answers "Made it.".
+func (r *pluginRun) commandModel(command string) {
+	srv := openaitest.New(func(req openaitest.Request) openaitest.Reply {
+		for _, m := range req.Messages {
+			if m.Role == "tool" {
+				return openaitest.Reply{Parts: []string{"Made it."}}
+			}
+		}
+		return openaitest.Reply{ToolCalls: []openaitest.ToolCall{openaitest.Call("b1", "bash", map[string]any{"command": command})}}
+	})
+	r.t.Cleanup(srv.Close)
+	r.provider(srv.URL)
+}
+
 // str and boolean read a scenario's own field of the record ("" and nil
 // when it is missing or of another type).
 func (rec *pluginRecord) str(key string) string {
@@ -956,16 +971,7 @@ func waitFile(path string, limit time.Duration) bool {
 // agentls/askDone). The picker's late answer is dropped: nothing runs.
 func TestNvimPluginNeverAnsweringPicker(t *testing.T) {
 	r := newPluginRun(t, map[string]string{"a.txt": pluginFile})
-	srv := openaitest.New(func(req openaitest.Request) openaitest.Reply {
-		for _, m := range req.Messages {
-			if m.Role == "tool" {
-				return openaitest.Reply{Parts: []string{"Made it."}}
-			}
-		}
-		return openaitest.Reply{ToolCalls: []openaitest.ToolCall{openaitest.Call("b1", "bash", map[string]any{"command": "mkdir build"})}}
-	})
-	t.Cleanup(srv.Close)
-	r.provider(srv.URL)
+	r.commandModel("mkdir build")
 	r.env["AGENTLS_PLUGIN_ANSWERS"] = "<never>"
 	r.env["AGENTLS_E2E_FILE"] = "a.txt"
 	mark := r.path("asked")
@@ -1202,16 +1208,7 @@ func TestNvimPluginCodeActions(t *testing.T) {
 // no file, the message and numbered choices. 1, typed, allows the command.
 func TestNvimPluginAskFloat(t *testing.T) {
 	r := newPluginRun(t, map[string]string{"a.txt": pluginFile})
-	srv := openaitest.New(func(req openaitest.Request) openaitest.Reply {
-		for _, m := range req.Messages {
-			if m.Role == "tool" {
-				return openaitest.Reply{Parts: []string{"Made it."}}
-			}
-		}
-		return openaitest.Reply{ToolCalls: []openaitest.ToolCall{openaitest.Call("b1", "bash", map[string]any{"command": "mkdir build"})}}
-	})
-	t.Cleanup(srv.Close)
-	r.provider(srv.URL)
+	r.commandModel("mkdir build")
 	r.env["AGENTLS_PLUGIN_NO_STUB"] = "1"
 	r.env["AGENTLS_E2E_FILE"] = "a.txt"
 	rec := r.nvim("plugin_float.lua")

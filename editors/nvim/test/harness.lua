@@ -206,6 +206,49 @@ function M.stop(rec, client_id, timeout_ms)
   end
 end
 
+-- The plugin scenarios' shared steps (require('agentls') is loaded by
+-- plugin_init.lua).
+
+-- edit_ready edits path (default: $AGENTLS_E2E_ROOT/$AGENTLS_E2E_FILE) and
+-- waits until the plugin's one client is initialized; it records the
+-- server's pid and returns the buffer and the client.
+function M.edit_ready(rec, path)
+  local agentls = require('agentls')
+  vim.cmd('edit ' .. vim.fn.fnameescape(path or (M.env('AGENTLS_E2E_ROOT') .. '/' .. M.env('AGENTLS_E2E_FILE'))))
+  M.wait(rec, 10000, function()
+    local c = agentls.clients()
+    return #c == 1 and c[1].ready
+  end, 'client initialized')
+  local client = vim.lsp.get_client_by_id(agentls.clients()[1].id)
+  rec.server_pid = client.rpc.pid
+  return vim.api.nvim_get_current_buf(), client
+end
+
+-- stop_plugin stops the plugin's clients and waits for them to exit.
+function M.stop_plugin(rec)
+  local agentls = require('agentls')
+  agentls.stop()
+  M.wait(rec, 5000, function()
+    return #agentls.clients() == 0
+  end, 'server exit')
+end
+
+-- text is a buffer's lines joined by "\n"; disk a file's bytes (nil: no
+-- file).
+function M.text(buf)
+  return table.concat(vim.api.nvim_buf_get_lines(buf, 0, -1, false), '\n')
+end
+
+function M.disk(path)
+  local f = io.open(path, 'rb')
+  if not f then
+    return nil
+  end
+  local s = f:read('*a')
+  f:close()
+  return s
+end
+
 -- write stores rec as JSON at path.
 local function write(path, rec)
   local f = assert(io.open(path, 'w'))

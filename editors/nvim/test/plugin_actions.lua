@@ -9,12 +9,7 @@ local h = dofile(vim.fn.fnamemodify(debug.getinfo(1, 'S').source:sub(2), ':p:h')
 
 h.run(function(rec)
   local agentls = require('agentls')
-  vim.cmd('edit ' .. vim.fn.fnameescape(h.env('AGENTLS_E2E_ROOT') .. '/' .. h.env('AGENTLS_E2E_FILE')))
-  h.wait(rec, 10000, function()
-    local c = agentls.clients()
-    return #c == 1 and c[1].ready
-  end, 'client initialized')
-  rec.server_pid = vim.lsp.get_client_by_id(agentls.clients()[1].id).rpc.pid
+  h.edit_ready(rec)
 
   local function turn(start, what)
     h.wait(rec, 15000, function()
@@ -34,8 +29,5 @@ h.run(function(rec)
   rec.selects = _G.agentls_test.selects
   rec.inputs = _G.agentls_test.inputs
   rec.log = require('agentls.transcript').lines()
-  agentls.stop()
-  h.wait(rec, 5000, function()
-    return #agentls.clients() == 0
-  end, 'server exit')
+  h.stop_plugin(rec)
 end)

@@ -33,12 +33,7 @@ end
 
 h.run(function(rec)
   local agentls = require('agentls')
-  vim.cmd('edit ' .. vim.fn.fnameescape(h.env('AGENTLS_E2E_ROOT') .. '/' .. h.env('AGENTLS_E2E_FILE')))
-  h.wait(rec, 10000, function()
-    local c = agentls.clients()
-    return #c == 1 and c[1].ready
-  end, 'client initialized')
-  rec.server_pid = vim.lsp.get_client_by_id(agentls.clients()[1].id).rpc.pid
+  h.edit_ready(rec)
 
   vim.cmd('AgentChat')
   local buf = vim.api.nvim_get_current_buf()
@@ -100,8 +95,5 @@ h.run(function(rec)
   rec.lines_after = lines(buf)
   rec.chats = #vim.tbl_keys(require('agentls.state').chats)
   rec.clients_on_chat = #vim.tbl_keys(vim.lsp.buf_get_clients(buf))
-  agentls.stop()
-  h.wait(rec, 5000, function()
-    return #agentls.clients() == 0
-  end, 'server exit')
+  h.stop_plugin(rec)
 end)

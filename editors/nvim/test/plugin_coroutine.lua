@@ -7,13 +7,7 @@ local h = dofile(vim.fn.fnamemodify(debug.getinfo(1, 'S').source:sub(2), ':p:h')
 
 h.run(function(rec)
   local agentls = require('agentls')
-  vim.cmd('edit ' .. vim.fn.fnameescape(h.env('AGENTLS_E2E_ROOT') .. '/' .. h.env('AGENTLS_E2E_FILE')))
-  h.wait(rec, 10000, function()
-    local c = agentls.clients()
-    return #c == 1 and c[1].ready
-  end, 'client initialized')
-  local client = vim.lsp.get_client_by_id(agentls.clients()[1].id)
-  rec.server_pid = client.rpc.pid
+  local _, client = h.edit_ready(rec)
   local handler = client.handlers['window/showMessageRequest']
   local params = { type = 2, message = 'agentls wants to run go test', actions = {
     { title = 'Allow' }, { title = 'Deny' }, { title = 'Allow "go test" this session' } } }
@@ -34,8 +28,5 @@ h.run(function(rec)
   rec.result = result
   rec.status_after = agentls.status()
   rec.selects = _G.agentls_test.selects
-  agentls.stop()
-  h.wait(rec, 5000, function()
-    return #agentls.clients() == 0
-  end, 'server exit')
+  h.stop_plugin(rec)
 end)

@@ -20,12 +20,7 @@ end
 
 h.run_async(function(rec, done)
   local agentls = require('agentls')
-  vim.cmd('edit ' .. vim.fn.fnameescape(h.env('AGENTLS_E2E_ROOT') .. '/' .. h.env('AGENTLS_E2E_FILE')))
-  h.wait(rec, 10000, function()
-    local c = agentls.clients()
-    return #c == 1 and c[1].ready
-  end, 'client initialized')
-  rec.server_pid = vim.lsp.get_client_by_id(agentls.clients()[1].id).rpc.pid
+  h.edit_ready(rec)
   vim.cmd('AgentAsk make a build folder')
   h.wait(rec, 20000, function()
     return #floats() == 1
@@ -39,10 +34,7 @@ h.run_async(function(rec, done)
     if agentls.status() == 'idle' and not rec.floats_after then
       rec.floats_after = #floats()
       rec.log = require('agentls.transcript').lines()
-      agentls.stop()
-      vim.wait(5000, function()
-        return #agentls.clients() == 0
-      end, 10)
+      h.stop_plugin(rec)
       done()
     end
   end })

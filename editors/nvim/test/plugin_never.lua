@@ -22,12 +22,7 @@ h.run_async(function(rec, done)
     table.insert(rec.messages, string.format('%s %s', tostring(level), tostring(msg)))
     return notify(msg, level, opts)
   end
-  vim.cmd('edit ' .. vim.fn.fnameescape(h.env('AGENTLS_E2E_ROOT') .. '/' .. h.env('AGENTLS_E2E_FILE')))
-  h.wait(rec, 10000, function()
-    local c = agentls.clients()
-    return #c == 1 and c[1].ready
-  end, 'client initialized')
-  rec.server_pid = vim.lsp.get_client_by_id(agentls.clients()[1].id).rpc.pid
+  h.edit_ready(rec)
 
   vim.api.nvim_create_autocmd('User', { pattern = 'AgentlsStatus', callback = function()
     if rec.asked_ms and not rec.ended_ms and agentls.status() == 'idle' then
@@ -42,10 +37,7 @@ h.run_async(function(rec, done)
       vim.defer_fn(function()
         rec.status_late = agentls.status()
         rec.log = require('agentls.transcript').lines()
-        agentls.stop()
-        vim.wait(5000, function()
-          return #agentls.clients() == 0
-        end, 10)
+        h.stop_plugin(rec)
         done()
       end, 300)
     end

@@ -28,19 +28,11 @@ h.run(function(rec)
     return shown
   end
 
-  vim.cmd('edit ' .. vim.fn.fnameescape(h.env('AGENTLS_E2E_ROOT') .. '/' .. h.env('AGENTLS_E2E_FILE')))
-  h.wait(rec, 10000, function()
-    local c = agentls.clients()
-    return #c == 1 and c[1].ready
-  end, 'client initialized')
-  rec.server_pid = vim.lsp.get_client_by_id(agentls.clients()[1].id).rpc.pid
+  h.edit_ready(rec)
   vim.cmd('AgentAsk add storage')
   h.wait(rec, 20000, function()
     return agentls.status() == 'idle' and rec.questions >= 6
   end, 'turn done')
   rec.windows_after = _G.agentls_test.windows()
-  agentls.stop()
-  h.wait(rec, 5000, function()
-    return #agentls.clients() == 0
-  end, 'server exit')
+  h.stop_plugin(rec)
 end)

@@ -11,32 +11,14 @@
 -- Environment: AGENTLS_E2E_ROOT, AGENTLS_E2E_RESULT.
 local h = dofile(vim.fn.fnamemodify(debug.getinfo(1, 'S').source:sub(2), ':p:h') .. '/harness.lua')
 
-local function text(buf)
-  return table.concat(vim.api.nvim_buf_get_lines(buf, 0, -1, false), '\n')
-end
-
-local function disk(path)
-  local f = io.open(path, 'rb')
-  if not f then
-    return nil
-  end
-  local s = f:read('*a')
-  f:close()
-  return s
-end
+local text, disk = h.text, h.disk
 
 h.run(function(rec)
   local agentls = require('agentls')
   local root = h.env('AGENTLS_E2E_ROOT')
   vim.cmd('edit ' .. vim.fn.fnameescape(root .. '/b.txt'))
   local b = vim.api.nvim_get_current_buf()
-  vim.cmd('edit ' .. vim.fn.fnameescape(root .. '/a.txt'))
-  local a = vim.api.nvim_get_current_buf()
-  h.wait(rec, 10000, function()
-    local c = agentls.clients()
-    return #c == 1 and c[1].ready
-  end, 'client initialized')
-  rec.server_pid = vim.lsp.get_client_by_id(agentls.clients()[1].id).rpc.pid
+  local a = h.edit_ready(rec, root .. '/a.txt')
 
   rec.reviews = {}
   vim.api.nvim_create_autocmd('User', { pattern = 'AgentlsReview', callback = function()
@@ -90,8 +72,5 @@ h.run(function(rec)
   rec.statusline_reverted = agentls.statusline()
   rec.windows_after = _G.agentls_test.windows()
   rec.log = require('agentls.transcript').lines()
-  agentls.stop()
-  h.wait(rec, 5000, function()
-    return #agentls.clients() == 0
-  end, 'server exit')
+  h.stop_plugin(rec)
 end)
