@@ -1233,3 +1233,19 @@ func TestNvimPluginAskFloat(t *testing.T) {
 	}
 	checkTranscript(r, rec.Log, []string{"= → bash mkdir build", "^  allowed bash", "$ ended: completed ──"})
 }
+
+// :AgentCancel typed while a review is open (on 0.7 the review's wait
+// reads the command line) ends the turn: the review window closes and
+// nothing is applied.
+func TestNvimPluginReviewCancel(t *testing.T) {
+	r := newPluginRun(t, map[string]string{"a.txt": pluginFile})
+	r.replay(pluginScript)
+	r.env["AGENTLS_E2E_FILE"] = "a.txt"
+	rec := r.nvim("plugin_review_cancel.lua")
+	defer r.done()
+	if string(rec.Raw["reviews"]) != "1" || rec.TextAfter != strings.TrimSuffix(pluginFile, "\n") || len(rec.WindowsAfter) != 1 {
+		r.errorf("reviews %s, a.txt %q, windows %+v; want one review, a.txt unchanged, only its window left",
+			rec.Raw["reviews"], rec.TextAfter, rec.WindowsAfter)
+	}
+	checkTranscript(r, rec.Log, []string{"= → edit a.txt", "$ ended: cancelled ──"})
+}

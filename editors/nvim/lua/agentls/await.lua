@@ -10,16 +10,20 @@ local util = require('agentls.util')
 
 local M = {}
 
--- pump runs the keys typed since the last call: each one as :normal in
--- the current window, so that window's mappings work; ':' reads a command
--- line with input() and runs it (:AgentCancel, :q). Only single-key
--- mappings can work this way, which is why the review has them. It stops
--- once stop() is true: the keys after the answer are the editor's.
-function M.pump(stop)
+-- pump runs the keys typed since the last call in window win (the
+-- plugin's: the wait is modal, a key never edits your buffers): each one
+-- as :normal, so that window's mappings work; ':' reads a command line
+-- with input() and runs it (:AgentCancel, :q). Only single-key mappings
+-- can work this way, which is why the review has them. It stops once
+-- stop() is true: the keys after the answer are the editor's.
+function M.pump(stop, win)
   while not stop() do
     local ok, c = pcall(vim.fn.getchar, 0)
     if not ok or c == 0 or c == '' then
       return
+    end
+    if win and vim.api.nvim_win_is_valid(win) and vim.api.nvim_get_current_win() ~= win then
+      vim.api.nvim_set_current_win(win)
     end
     local key = type(c) == 'number' and vim.fn.nr2char(c) or c
     if key == ':' then
@@ -47,7 +51,8 @@ end
 --- await calls ui(callback) — vim.ui.select, vim.ui.input or a window of
 --- the plugin's — and returns what the callback got, or nil when nobody
 --- answered within ask_timeout. `what` names the question in messages;
---- opts.keys pumps typed keys on 0.7-0.9 (the ui is a window of ours);
+--- opts.keys, a function returning the ui's window (one of ours), pumps
+--- typed keys into it on 0.7-0.9;
 --- opts.event names a User event to fire once the wait begins.
 --- The status shows "waiting for you" meanwhile.
 function M.await(ui, what, opts)
@@ -90,7 +95,7 @@ function M.await(ui, what, opts)
         if opts.keys then
           M.pump(function()
             return done
-          end)
+          end, opts.keys())
         end
         return done
       end, 20)

@@ -25,7 +25,9 @@ local function choose(items, opts, what)
   local shown
   local pick = await.await(function(cb)
     shown = chooser.select(items, opts, cb)
-  end, what, { keys = true, event = event })
+  end, what, { keys = function()
+    return shown and shown.win
+  end, event = event })
   if shown then
     shown.close()
   end

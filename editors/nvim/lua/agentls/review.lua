@@ -224,7 +224,9 @@ function M.on_review(_, params, ctx)
   end
   local answer = await.await(function(cb)
     open(params, ctx.client_id, cb)
-  end, tostring(params.message or 'review'), { keys = true })
+  end, tostring(params.message or 'review'), { keys = function()
+    return state.review and state.review.win
+  end })
   if state.review and state.review.id == params.id then
     finish(state.review, nil) -- ask_timeout passed
   end
