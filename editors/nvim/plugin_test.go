@@ -773,7 +773,7 @@ func TestNvimPluginQuestion(t *testing.T) {
 	r.provider(srv.URL)
 	r.env["AGENTLS_E2E_FILE"] = "a.txt"
 	// vet (1), then race (2 of lint, race, Done), then Done (2 of lint, Done).
-	r.env["AGENTLS_PLUGIN_KEYS"] = "call it kv<CR>,2,1,2,2,<Esc>"
+	r.env["AGENTLS_PLUGIN_KEYS"] = "call it kv<CR>,2<CR>,1<CR>,2<CR>,2<CR>,<Esc>"
 	rec := r.nvim("plugin_question.lua")
 	defer r.done()
 
@@ -1205,7 +1205,8 @@ func TestNvimPluginCodeActions(t *testing.T) {
 
 // With Neovim's own vim.ui.select (inputlist(), which would take every
 // key until answered) an ask shows in a float of the plugin's: focused,
-// no file, the message and numbered choices. 1, typed, allows the command.
+// no file, the message and numbered choices. 1<CR>, typed, allows the
+// command.
 func TestNvimPluginAskFloat(t *testing.T) {
 	r := newPluginRun(t, map[string]string{"a.txt": pluginFile})
 	r.commandModel("mkdir build")
@@ -1221,8 +1222,9 @@ func TestNvimPluginAskFloat(t *testing.T) {
 	}
 	json.Unmarshal(rec.Raw["float"], &float)
 	text := strings.Join(float.Lines, "\n")
-	if !float.Focused || float.Buftype != "nofile" || !strings.Contains(text, "mkdir build") || !strings.Contains(text, "1 Allow") ||
-		!strings.Contains(text, "q, <Esc>: dismiss") || rec.str("status_asked") != "waiting for you" {
+	if !float.Focused || // the scenario is in Normal mode
+		float.Buftype != "nofile" || !strings.Contains(text, "mkdir build") || !strings.Contains(text, "1 Allow") ||
+		!strings.Contains(text, "q: dismiss") || rec.str("status_asked") != "waiting for you" {
 		r.errorf("the ask float: focused %v, buftype %q, status %q, text\n%s", float.Focused, float.Buftype, rec.str("status_asked"), text)
 	}
 	if st, err := os.Stat(filepath.Join(r.root, "build")); err != nil || !st.IsDir() {

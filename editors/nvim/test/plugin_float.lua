@@ -38,5 +38,5 @@ h.run_async(function(rec, done)
       done()
     end
   end })
-  vim.api.nvim_input('1')
+  vim.api.nvim_input('1<CR>')
 end, 40000)

@@ -2,8 +2,11 @@
 -- in a floating window. Asks use it when vim.ui.select is Neovim's own
 -- (inputlist(), which takes every key until answered, so :AgentCancel
 -- could not be typed); a picker you installed (telescope, fzf-lua,
--- dressing, snacks) is used as it is. Keys: 1-9 or <CR> on an item choose,
--- q or <Esc> dismiss; <C-w>p leaves it open and goes back to work.
+-- dressing, snacks) is used as it is. An ask comes at any time, so no key
+-- you were typing anyway answers it: the float takes the focus only in
+-- Normal mode (else when you leave Insert mode or the command line); 1-9
+-- go to a choice and <CR> takes it; q dismisses; <Esc> goes back to your
+-- window and leaves it open (<C-w>w returns to it).
 local util = require('agentls.util')
 
 local M = {}
@@ -33,7 +36,7 @@ local function width_of(lines)
 end
 
 --- select shows items in a float and calls on_choice(item, idx) once, with
---- nil when dismissed. Returns {close = fn, win = …, buf = …}; close()
+--- nil when dismissed (q, or its buffer wiped). Returns {close = fn, win = …, buf = …}; close()
 --- takes it away without calling on_choice.
 function M.select(items, opts, on_choice)
   opts = opts or {}
@@ -45,13 +48,14 @@ function M.select(items, opts, on_choice)
     table.insert(lines, string.format('%s %s', i <= 9 and tostring(i) or ' ', format(item)))
   end
   table.insert(lines, '')
-  table.insert(lines, '1-9 or <CR>: choose · q, <Esc>: dismiss · <C-w>p: leave it open')
+  table.insert(lines, '1-9: go to · <CR>: choose · q: dismiss · <Esc>: back to your window')
   local buf = util.scratch('agentls://choose/' .. tostring(vim.loop.hrtime()), nil, false)
   util.set_lines(buf, lines)
   local width = width_of(lines)
   local height = math.min(#lines, math.max(3, vim.o.lines - 6))
   local from = vim.api.nvim_get_current_win()
-  local win = vim.api.nvim_open_win(buf, true, {
+  local normal = vim.api.nvim_get_mode().mode == 'n'
+  local win = vim.api.nvim_open_win(buf, normal, {
     relative = 'editor',
     row = math.max(0, vim.o.lines - height - 4),
     col = math.max(0, math.floor((vim.o.columns - width) / 2)),
@@ -89,7 +93,11 @@ function M.select(items, opts, on_choice)
   end
   local keys = {
     q = { function() finish(nil) end, 'dismiss' },
-    ['<Esc>'] = { function() finish(nil) end, 'dismiss' },
+    ['<Esc>'] = { function()
+      if vim.api.nvim_win_is_valid(from) then
+        vim.api.nvim_set_current_win(from)
+      end
+    end, 'back to your window (the question stays open)' },
     ['<CR>'] = { function()
       local idx = vim.api.nvim_win_get_cursor(0)[1] - first + 1
       if idx >= 1 and idx <= #items then
@@ -98,7 +106,18 @@ function M.select(items, opts, on_choice)
     end, 'choose the item under the cursor' },
   }
   for i = 1, math.min(#items, 9) do
-    keys[tostring(i)] = { function() finish(i) end, 'choose ' .. i }
+    keys[tostring(i)] = { function()
+      vim.api.nvim_win_set_cursor(0, { first + i - 1, 0 })
+    end, 'go to choice ' .. i }
+  end
+  if not normal then
+    vim.api.nvim_create_autocmd({ 'InsertLeave', 'CmdlineLeave' }, { once = true, callback = function()
+      vim.schedule(function()
+        if not done and vim.api.nvim_win_is_valid(win) then
+          vim.api.nvim_set_current_win(win)
+        end
+      end)
+    end })
   end
   util.map(buf, keys)
   -- Wiped some other way (:bwipe, :q): a dismissal.
