@@ -833,7 +833,8 @@ type reviewRecord struct {
 // Review before apply, must-show: the agent writes two files, two hunks
 // each; each change comes as agentls/review into a scratch diff split (no
 // file, no language server attached, one window). a.txt is reviewed with
-// typed keys — r rejects hunk 1, a accepts hunk 2 — and b.txt with
+// typed keys — r rejects hunk 1, a accepts hunk 2; an A typed as the
+// review appeared is dropped — and b.txt with
 // review_answer({accept = {1}}). Only the accepted hunks land, in the
 // buffers and on disk; the model reads in its tool results which hunks
 // were rejected, with their diff; the review window is gone after each

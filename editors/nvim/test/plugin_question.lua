@@ -2,9 +2,10 @@
 -- turn runs (:AgentAsk). On Neovim 0.7-0.9 the request is answered
 -- synchronously, so the plugin asks with input() for free text and with a
 -- float of its own for choices — both read typed keys while the handler
--- waits. At each User AgentlsQuestion (each wait) the scenario types the next entry of
--- $AGENTLS_PLUGIN_KEYS (comma-separated, key notation); it records each
--- float's text. The Go test's model endpoint reads the answers from the
+-- waits. At each User AgentlsQuestion (each wait) the scenario types
+-- (400 ms later: keys typed as a question appears are dropped) the next
+-- entry of $AGENTLS_PLUGIN_KEYS (comma-separated, key notation); it
+-- records each float's text. The Go test's model endpoint reads the answers from the
 -- tool results.
 --
 -- Environment: AGENTLS_E2E_ROOT, AGENTLS_E2E_FILE, AGENTLS_E2E_RESULT,
@@ -18,7 +19,10 @@ h.run(function(rec)
   vim.api.nvim_create_autocmd('User', { pattern = 'AgentlsQuestion', callback = function()
     rec.questions = rec.questions + 1
     rec.status_asked = agentls.status()
-    vim.api.nvim_input(table.remove(keys, 1) or '<Esc>')
+    local k = table.remove(keys, 1) or '<Esc>'
+    vim.defer_fn(function()
+      vim.api.nvim_input(k)
+    end, 400)
   end })
   local chooser = require('agentls.chooser')
   local select = chooser.select

@@ -2,7 +2,8 @@
 -- then b.txt, two hunks each, and each change arrives as agentls/review.
 -- The first review is answered with typed keys, as a person would (r on
 -- hunk 1, then a on hunk 2: typed input, which on 0.7-0.9 reaches the
--- review while the request handler waits); the second with
+-- review while the request handler waits; typed 400 ms after it shows,
+-- since keys typed just before or as it appears are dropped); the second with
 -- require('agentls').review_answer({accept = {1}}). At each review it
 -- records the review buffer, its windows and clients; after the turn the
 -- buffers, the disks, review_answer() with nothing open, the windows, and
@@ -42,8 +43,13 @@ h.run(function(rec)
     })
     h.step(rec, 'review ' .. vim.api.nvim_buf_get_name(buf))
     if #rec.reviews == 1 then
+      -- Typed as it appears (for something else): dropped, or it would
+      -- accept every hunk.
+      vim.api.nvim_input('A')
       -- Typed: r rejects hunk 1 and moves to hunk 2, a accepts it.
-      vim.api.nvim_input('ra')
+      vim.defer_fn(function()
+        vim.api.nvim_input('ra')
+      end, 400)
     else
       vim.defer_fn(function()
         rec.answered = agentls.review_answer({ accept = { 1 } })

@@ -12,7 +12,9 @@ h.run(function(rec)
   rec.reviews = 0
   vim.api.nvim_create_autocmd('User', { pattern = 'AgentlsReview', callback = function()
     rec.reviews = rec.reviews + 1
-    vim.api.nvim_input(':AgentCancel<CR>')
+    vim.defer_fn(function()
+      vim.api.nvim_input(':AgentCancel<CR>')
+    end, 400)
   end })
   vim.cmd('AgentAsk greet agentls')
   h.wait(rec, 20000, function()

@@ -10,34 +10,47 @@ local util = require('agentls.util')
 
 local M = {}
 
+-- settle_ms is how long typed keys are dropped once a window of the
+-- plugin's shows a question (see pump).
+local settle_ms = 300
+
+-- run runs one typed key in window win: as :normal, so that window's
+-- mappings work; ':' reads a command line with input() and runs it.
+local function run(c, win)
+  if win and vim.api.nvim_win_is_valid(win) and vim.api.nvim_get_current_win() ~= win then
+    vim.api.nvim_set_current_win(win)
+  end
+  local key = type(c) == 'number' and vim.fn.nr2char(c) or c
+  if key == ':' then
+    local line = vim.fn.input(':')
+    if line:match('%S') then
+      local ran, err = pcall(vim.cmd, line)
+      if not ran then
+        util.notify(tostring(err), vim.log.levels.ERROR)
+      end
+    end
+  else
+    pcall(vim.cmd, 'normal ' .. key)
+  end
+  pcall(vim.cmd, 'redraw')
+end
+
 -- pump runs the keys typed since the last call in window win (the
--- plugin's: the wait is modal, a key never edits your buffers): each one
--- as :normal, so that window's mappings work; ':' reads a command line
--- with input() and runs it (:AgentCancel, :q). Only single-key mappings
--- can work this way, which is why the review has them. It stops once
--- stop() is true: the keys after the answer are the editor's.
-function M.pump(stop, win)
+-- plugin's: the wait is modal, a key never edits your buffers), one at a
+-- time (see run: :AgentCancel, :q work; only single-key mappings can, which
+-- is why the review has them). It stops once stop() is true: the keys
+-- after the answer are the editor's. Keys read before hrtime `from` are
+-- dropped: typed for something else, they must not answer a question that
+-- just appeared.
+function M.pump(stop, win, from)
   while not stop() do
     local ok, c = pcall(vim.fn.getchar, 0)
     if not ok or c == 0 or c == '' then
       return
     end
-    if win and vim.api.nvim_win_is_valid(win) and vim.api.nvim_get_current_win() ~= win then
-      vim.api.nvim_set_current_win(win)
+    if vim.loop.hrtime() >= (from or 0) then
+      run(c, win)
     end
-    local key = type(c) == 'number' and vim.fn.nr2char(c) or c
-    if key == ':' then
-      local line = vim.fn.input(':')
-      if line:match('%S') then
-        local ran, err = pcall(vim.cmd, line)
-        if not ran then
-          util.notify(tostring(err), vim.log.levels.ERROR)
-        end
-      end
-    else
-      pcall(vim.cmd, 'normal ' .. key)
-    end
-    pcall(vim.cmd, 'redraw')
   end
 end
 
@@ -91,11 +104,12 @@ function M.await(ui, what, opts)
       util.notify('agentls: the prompt failed: ' .. tostring(err), vim.log.levels.ERROR)
     end
     if not done then
+      local from = vim.loop.hrtime() + settle_ms * 1e6
       vim.wait(state.config.ask_timeout, function()
         if opts.keys then
           M.pump(function()
             return done
-          end, opts.keys())
+          end, opts.keys(), from)
         end
         return done
       end, 20)

@@ -134,6 +134,23 @@ local function render(r, p)
   return lines
 end
 
+-- focus_later gives the focus back to your window when the review came
+-- while you were typing (Insert mode, the command line), so no key meant
+-- for your text decides a hunk; the review gets it when you stop.
+local function focus_later(r)
+  if vim.api.nvim_get_mode().mode == 'n' or not vim.api.nvim_win_is_valid(r.from) then
+    return
+  end
+  vim.api.nvim_set_current_win(r.from)
+  vim.api.nvim_create_autocmd({ 'InsertLeave', 'CmdlineLeave' }, { once = true, callback = function()
+    vim.schedule(function()
+      if not r.done and r.win and vim.api.nvim_win_is_valid(r.win) then
+        vim.api.nvim_set_current_win(r.win)
+      end
+    end)
+  end })
+end
+
 -- open shows review p and calls callback(result) once.
 local function open(p, client_id, callback)
   local r = {
@@ -175,6 +192,7 @@ local function open(p, client_id, callback)
   vim.wo[r.win].foldenable = false
   mark(r)
   goto_hunk(r, 1)
+  focus_later(r)
 
   local function here()
     return hunk_at(r, vim.api.nvim_win_get_cursor(0)[1])
