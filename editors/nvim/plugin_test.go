@@ -529,7 +529,8 @@ func TestNvimPluginShowDiffThenDeny(t *testing.T) {
 // layer calls server-request handlers inside a coroutine and sends what the
 // coroutine returns, so the plugin's handler must yield until an
 // asynchronous vim.ui.select answers, and return the chosen title (here one
-// of the longer titles the server will offer, picked 50 ms later).
+// of the longer titles the server will offer, picked 50 ms later). A
+// review yields the same way, its window's keys (r, a) answering it.
 func TestNvimPluginAskInCoroutine(t *testing.T) {
 	r := newPluginRun(t, map[string]string{"a.txt": pluginFile})
 	r.replay(pluginScript)
@@ -551,6 +552,16 @@ func TestNvimPluginAskInCoroutine(t *testing.T) {
 	}
 	if rec.StatusAfter != "idle" {
 		r.errorf("status() after the answer = %q, want idle", rec.StatusAfter)
+	}
+	var review struct {
+		Accept []int   `json:"accept"`
+		Answer *string `json:"answer"`
+	}
+	json.Unmarshal(rec.Raw["review_result"], &review)
+	if rec.boolean("review_yielded") != true || rec.str("review_buffer") != "agentls://review/a.txt" ||
+		fmt.Sprint(review.Accept) != "[2]" || review.Answer != nil || string(rec.Raw["review_windows"]) != "1" {
+		r.errorf("review in a coroutine: yielded %v in %q, returned %s, %s windows after; want it to yield in the review, return {accept: [2]} and close",
+			rec.Raw["review_yielded"], rec.str("review_buffer"), rec.Raw["review_result"], rec.Raw["review_windows"])
 	}
 }
 

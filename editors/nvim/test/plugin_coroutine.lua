@@ -3,6 +3,7 @@
 -- result being what the coroutine returns — with vim.ui.select answering
 -- later from a timer (plugin_init.lua's AGENTLS_PLUGIN_ASYNC_SELECT=1).
 -- The handler must yield (not block in vim.wait) and return the choice.
+-- Then agentls/review the same way, answered with the review's keys.
 local h = dofile(vim.fn.fnamemodify(debug.getinfo(1, 'S').source:sub(2), ':p:h') .. '/harness.lua')
 
 h.run(function(rec)
@@ -28,5 +29,30 @@ h.run(function(rec)
   rec.result = result
   rec.status_after = agentls.status()
   rec.selects = _G.agentls_test.selects
+
+  -- agentls/review the same way: the handler yields with the review window
+  -- open, whose keys are ordinary mappings here (r, then a).
+  local review = client.handlers['agentls/review']
+  local rparams = { id = 'ask-9', message = 'agentls wants to edit a.txt (+2 −2)', path = 'a.txt', exists = true,
+    hunks = { { id = 1, diff = '@@ -1 +1 @@\n-one\n+ONE' }, { id = 2, diff = '@@ -9 +9 @@\n-nine\n+NINE' } },
+    choices = {} }
+  local rdone, rresult
+  co = coroutine.create(function()
+    rresult = review(nil, rparams, { method = 'agentls/review', client_id = client.id })
+    rdone = true
+  end)
+  ok, err = coroutine.resume(co)
+  if not ok then
+    error('review handler failed in the coroutine: ' .. tostring(err))
+  end
+  rec.review_yielded = not rdone
+  rec.review_buffer = vim.api.nvim_buf_get_name(0)
+  vim.cmd('normal r')
+  vim.cmd('normal a')
+  h.wait(rec, 5000, function()
+    return rdone
+  end, 'review handler resumed and returned')
+  rec.review_result = rresult
+  rec.review_windows = #vim.api.nvim_list_wins()
   h.stop_plugin(rec)
 end)
