@@ -297,13 +297,4 @@ function M.turn_ended(client_id, turn)
   end
 end
 
---- current is the open review's {id, path, hunks, decisions}, or nil.
-function M.current()
-  local r = state.review
-  if not r then
-    return nil
-  end
-  return { id = r.id, hunks = #r.hunks, buf = r.buf, win = r.win, decisions = vim.deepcopy(r.decisions) }
-end
-
 return M
