@@ -169,6 +169,15 @@ func (r *pluginRun) replay(script string) {
 	r.env["AGENTLS_E2E_MODEL"] = "replay:" + p
 }
 
+// newFileRun is a plugin run in a workspace holding a.txt (pluginFile),
+// the file the scenario edits ($AGENTLS_E2E_FILE).
+func newFileRun(t *testing.T) *pluginRun {
+	t.Helper()
+	r := newPluginRun(t, map[string]string{"a.txt": pluginFile})
+	r.env["AGENTLS_E2E_FILE"] = "a.txt"
+	return r
+}
+
 // provider makes the OpenAI-compatible endpoint url (openaitest's) the
 // model "rec:m".
 func (r *pluginRun) provider(url string) {
@@ -375,12 +384,11 @@ const (
 // the tool calls by title, their results, the diff, the turn's end and the
 // revert.
 func TestNvimPluginAskEditRevertLog(t *testing.T) {
-	r := newPluginRun(t, map[string]string{"a.txt": pluginFile})
+	r := newFileRun(t)
 	r.replay(pluginScript)
 	r.env["AGENTLS_PLUGIN_ANSWERS"] = "Allow"
 	r.env["AGENTLS_PLUGIN_REVIEW"] = "0"
 	r.env["AGENTLS_PLUGIN_REVERT"] = "1"
-	r.env["AGENTLS_E2E_FILE"] = "a.txt"
 	r.env["AGENTLS_E2E_PROMPT"] = pluginPrompt
 	rec := r.nvim("plugin_edit.lua")
 	defer r.done()
@@ -471,12 +479,11 @@ func TestNvimPluginAskEditRevertLog(t *testing.T) {
 // the question comes again, and when it is answered the window is gone;
 // the deny leaves buffer and disk alone.
 func TestNvimPluginShowDiffThenDeny(t *testing.T) {
-	r := newPluginRun(t, map[string]string{"a.txt": pluginFile})
+	r := newFileRun(t)
 	r.replay(pluginScript)
 	r.env["AGENTLS_PLUGIN_ANSWERS"] = "Show diff,Show diff,Deny"
 	r.env["AGENTLS_PLUGIN_REVIEW"] = "0"
 	r.env["AGENTLS_PLUGIN_ASYNC_SELECT"] = "1"
-	r.env["AGENTLS_E2E_FILE"] = "a.txt"
 	r.env["AGENTLS_E2E_PROMPT"] = pluginPrompt
 	rec := r.nvim("plugin_edit.lua")
 	defer r.done()
@@ -530,14 +537,16 @@ func TestNvimPluginShowDiffThenDeny(t *testing.T) {
 // coroutine returns, so the plugin's handler must yield until an
 // asynchronous vim.ui.select answers, and return the chosen title (here one
 // of the longer titles the server will offer, picked 50 ms later). A
-// review yields the same way, its window's keys (r, a) answering it.
+// review yields the same way, its window's keys (r, a) answering it; then
+// three-hunk reviews: A accepts every hunk (a review asked while it is
+// open is denied at once, in no second window), R rejects them all (a
+// deny), review_answer({accept = {1, 3}}) takes the first and the third.
 func TestNvimPluginAskInCoroutine(t *testing.T) {
-	r := newPluginRun(t, map[string]string{"a.txt": pluginFile})
+	r := newFileRun(t)
 	r.replay(pluginScript)
 	const title = `Allow "go test" this session`
 	r.env["AGENTLS_PLUGIN_ANSWERS"] = title
 	r.env["AGENTLS_PLUGIN_ASYNC_SELECT"] = "1"
-	r.env["AGENTLS_E2E_FILE"] = "a.txt"
 	rec := r.nvim("plugin_coroutine.lua")
 	defer r.done()
 	if !rec.Yielded || rec.StatusWhileYielded != "waiting for you" {
@@ -563,6 +572,37 @@ func TestNvimPluginAskInCoroutine(t *testing.T) {
 		r.errorf("review in a coroutine: yielded %v in %q, returned %s, %s windows after; want it to yield in the review, return {accept: [2]} and close",
 			rec.Raw["review_yielded"], rec.str("review_buffer"), rec.Raw["review_result"], rec.Raw["review_windows"])
 	}
+	var three []struct {
+		Buffer      string `json:"buffer"`
+		Busy        bool   `json:"busy"`
+		WindowsBusy int    `json:"windows_busy"`
+		Answered    bool   `json:"answered"`
+		Windows     int    `json:"windows"`
+		Result      struct {
+			Accept []int   `json:"accept"`
+			Answer *string `json:"answer"`
+		} `json:"result"`
+	}
+	if err := json.Unmarshal(rec.Raw["reviews"], &three); err != nil || len(three) != 3 {
+		r.fail("three-hunk reviews recorded: %s (%v), want three", rec.Raw["reviews"], err)
+	}
+	answer := func(i int) string {
+		if a := three[i].Result.Answer; a != nil {
+			return *a
+		}
+		return ""
+	}
+	for i, want := range []struct{ accept, answer string }{{"[1 2 3]", ""}, {"[]", "deny"}, {"[1 3]", ""}} {
+		if got := fmt.Sprint(three[i].Result.Accept); got != want.accept || answer(i) != want.answer ||
+			three[i].Buffer != "agentls://review/a.txt" || three[i].Windows != 1 {
+			r.errorf("three-hunk review %d (%s): in %q, returned accept %s answer %q, %d windows after; want accept %s answer %q, closed",
+				i+1, []string{"A", "R", "review_answer({accept = {1, 3}})"}[i], three[i].Buffer, got, answer(i), three[i].Windows, want.accept, want.answer)
+		}
+	}
+	if !three[0].Busy || three[0].WindowsBusy != 2 || !three[2].Answered {
+		r.errorf("a review asked while one is open: denied at once %v with %d windows (want true, 2: one review); review_answer returned %v, want true",
+			three[0].Busy, three[0].WindowsBusy, three[2].Answered)
+	}
 }
 
 // recordingModel is an OpenAI-compatible chat endpoint that answers every
@@ -572,6 +612,7 @@ type recordingModel struct {
 	users []string
 }
 
+// ServeHTTP keeps the request's last user message and streams "ok".
 func (m *recordingModel) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 	var body struct {
 		Messages []struct {
@@ -761,7 +802,7 @@ func quoteOrNil(s *string) string {
 // model endpoint (the real OpenAI wire format) reads each answer in the
 // tool result that follows.
 func TestNvimPluginQuestion(t *testing.T) {
-	r := newPluginRun(t, map[string]string{"a.txt": pluginFile})
+	r := newFileRun(t)
 	questions := []map[string]any{
 		{"question": "What should the table be called?"},
 		{"question": "Which store?", "options": []string{"sqlite", "postgres"}},
@@ -782,7 +823,6 @@ func TestNvimPluginQuestion(t *testing.T) {
 	})
 	t.Cleanup(srv.Close)
 	r.provider(srv.URL)
-	r.env["AGENTLS_E2E_FILE"] = "a.txt"
 	// vet (1), then race (2 of lint, race, Done), then Done (2 of lint, Done).
 	r.env["AGENTLS_PLUGIN_KEYS"] = "call it kv<CR>,2<CR>,1<CR>,2<CR>,2<CR>,<Esc>"
 	rec := r.nvim("plugin_question.lua")
@@ -982,10 +1022,9 @@ func waitFile(path string, limit time.Duration) bool {
 // turn within seconds (the server closes the question with
 // agentls/askDone). The picker's late answer is dropped: nothing runs.
 func TestNvimPluginNeverAnsweringPicker(t *testing.T) {
-	r := newPluginRun(t, map[string]string{"a.txt": pluginFile})
+	r := newFileRun(t)
 	r.commandModel("mkdir build")
 	r.env["AGENTLS_PLUGIN_ANSWERS"] = "<never>"
-	r.env["AGENTLS_E2E_FILE"] = "a.txt"
 	mark := r.path("asked")
 	r.env["AGENTLS_PLUGIN_MARK"] = mark
 	r.listen = r.path("nvim.sock")
@@ -1047,7 +1086,7 @@ func TestNvimPluginNeverAnsweringPicker(t *testing.T) {
 // quickfix list from the chat. A follow-up goes out in the same session:
 // the model sees the first exchange.
 func TestNvimPluginChatStreams(t *testing.T) {
-	r := newPluginRun(t, map[string]string{"a.txt": pluginFile})
+	r := newFileRun(t)
 	mark := r.path("streamed")
 	r.env["AGENTLS_PLUGIN_MARK"] = mark
 	var held time.Duration
@@ -1085,7 +1124,6 @@ func TestNvimPluginChatStreams(t *testing.T) {
 	})
 	t.Cleanup(srv.Close)
 	r.provider(srv.URL)
-	r.env["AGENTLS_E2E_FILE"] = "a.txt"
 	rec := r.nvim("plugin_chat.lua")
 	defer r.done()
 
@@ -1177,12 +1215,11 @@ func TestNvimPluginChatStreams(t *testing.T) {
 // "Fix with agent: check this line" (offered with no other server's
 // diagnostics) shows its prompt, sent once you confirm it.
 func TestNvimPluginCodeActions(t *testing.T) {
-	r := newPluginRun(t, map[string]string{"a.txt": pluginFile})
+	r := newFileRun(t)
 	model := &recordingModel{}
 	srv := httptest.NewServer(model)
 	t.Cleanup(srv.Close)
 	r.provider(srv.URL + "/v1")
-	r.env["AGENTLS_E2E_FILE"] = "a.txt"
 	r.env["AGENTLS_PLUGIN_ANSWERS"] = "Ask agent about selection…,Fix with agent: check this line"
 	r.env["AGENTLS_PLUGIN_INPUTS"] = "why is this here?,<default>"
 	rec := r.nvim("plugin_actions.lua")
@@ -1220,10 +1257,9 @@ func TestNvimPluginCodeActions(t *testing.T) {
 // no file, the message and numbered choices. 1<CR>, typed, allows the
 // command.
 func TestNvimPluginAskFloat(t *testing.T) {
-	r := newPluginRun(t, map[string]string{"a.txt": pluginFile})
+	r := newFileRun(t)
 	r.commandModel("mkdir build")
 	r.env["AGENTLS_PLUGIN_NO_STUB"] = "1"
-	r.env["AGENTLS_E2E_FILE"] = "a.txt"
 	rec := r.nvim("plugin_float.lua")
 	defer r.done()
 
@@ -1252,9 +1288,8 @@ func TestNvimPluginAskFloat(t *testing.T) {
 // reads the command line) ends the turn: the review window closes and
 // nothing is applied.
 func TestNvimPluginReviewCancel(t *testing.T) {
-	r := newPluginRun(t, map[string]string{"a.txt": pluginFile})
+	r := newFileRun(t)
 	r.replay(pluginScript)
-	r.env["AGENTLS_E2E_FILE"] = "a.txt"
 	rec := r.nvim("plugin_review_cancel.lua")
 	defer r.done()
 	if string(rec.Raw["reviews"]) != "1" || rec.TextAfter != strings.TrimSuffix(pluginFile, "\n") || len(rec.WindowsAfter) != 1 {
@@ -1262,4 +1297,24 @@ func TestNvimPluginReviewCancel(t *testing.T) {
 			rec.Raw["reviews"], rec.TextAfter, rec.WindowsAfter)
 	}
 	checkTranscript(r, rec.Log, []string{"= → edit a.txt", "$ ended: cancelled ──"})
+}
+
+// Messages in Neovim's words: with no model configured, :AgentAsk's
+// error names setup{model = …} (not --model or initializationOptions);
+// :AgentRevert with nothing to revert says "revert:" once.
+func TestNvimPluginNeovimWording(t *testing.T) {
+	r := newFileRun(t)
+	rec := r.nvim("plugin_wording.lua")
+	defer r.done()
+	if len(rec.Messages) != 2 {
+		r.fail("messages %q, want two (the ask's, the revert's)", rec.Messages)
+	}
+	ask, revert := rec.Messages[0], rec.Messages[1]
+	if !strings.Contains(ask, "no model configured") || !strings.Contains(ask, "require('agentls').setup{") ||
+		strings.Contains(ask, "--model") || strings.Contains(ask, "initializationOptions") {
+		r.errorf(":AgentAsk without a model said %q; want it to name setup{model = …} and neither --model nor initializationOptions", ask)
+	}
+	if !strings.HasPrefix(revert, "agentls: revert: ") || strings.Count(revert, "revert:") != 1 || strings.Contains(revert, "agentls.revertTurn") {
+		r.errorf(":AgentRevert with nothing to revert said %q; want \"agentls: revert: …\" once, no protocol names", revert)
+	}
 }

@@ -3,7 +3,8 @@
 -- result being what the coroutine returns — with vim.ui.select answering
 -- later from a timer (plugin_init.lua's AGENTLS_PLUGIN_ASYNC_SELECT=1).
 -- The handler must yield (not block in vim.wait) and return the choice.
--- Then agentls/review the same way, answered with the review's keys.
+-- Then agentls/review the same way, answered with the review's keys (r
+-- and a; A, R) and with review_answer().
 local h = dofile(vim.fn.fnamemodify(debug.getinfo(1, 'S').source:sub(2), ':p:h') .. '/harness.lua')
 
 h.run(function(rec)
@@ -54,5 +55,42 @@ h.run(function(rec)
   end, 'review handler resumed and returned')
   rec.review_result = rresult
   rec.review_windows = #vim.api.nvim_list_wins()
+
+  -- Three-hunk reviews, one at a time: A accepts every hunk (a second
+  -- review asked meanwhile is denied at once, no second window), R
+  -- rejects them all, review_answer({accept = {1, 3}}) takes hunks 1 and 3.
+  local three = vim.deepcopy(rparams)
+  three.hunks[3] = { id = 3, diff = '@@ -5 +5 @@\n-five\n+FIVE' }
+  local function open_review(keys)
+    local out = {}
+    co = coroutine.create(function()
+      out.result = review(nil, three, { method = 'agentls/review', client_id = client.id })
+      out.done = true
+    end)
+    ok, err = coroutine.resume(co)
+    if not ok then
+      error('review handler failed in the coroutine: ' .. tostring(err))
+    end
+    out.buffer = vim.api.nvim_buf_get_name(0)
+    keys(out)
+    h.wait(rec, 5000, function()
+      return out.done
+    end, 'review of three hunks answered')
+    out.windows = #vim.api.nvim_list_wins()
+    return out
+  end
+  rec.reviews = {
+    open_review(function(out)
+      out.busy = review(nil, three, { method = 'agentls/review', client_id = client.id }) == vim.NIL
+      out.windows_busy = #vim.api.nvim_list_wins()
+      vim.cmd('normal A')
+    end),
+    open_review(function()
+      vim.cmd('normal R')
+    end),
+    open_review(function(out)
+      out.answered = agentls.review_answer({ accept = { 1, 3 } })
+    end),
+  }
   h.stop_plugin(rec)
 end)
