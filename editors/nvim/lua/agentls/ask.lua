@@ -90,16 +90,7 @@ function M.on_ask(_, params, ctx)
   if type(params) ~= 'table' or type(params.id) ~= 'string' then
     return
   end
-  local choices = {}
-  for _, c in ipairs(type(params.choices) == 'table' and params.choices or {}) do
-    if type(c) == 'table' and type(c.answer) == 'string' and type(c.title) == 'string' then
-      table.insert(choices, c)
-    end
-  end
-  local warnings = {}
-  for _, w in ipairs(type(params.warnings) == 'table' and params.warnings or {}) do
-    table.insert(warnings, tostring(w))
-  end
+  local choices, warnings = util.choices(params.choices), util.strings(params.warnings)
   local ask = {
     id = params.id,
     client_id = ctx.client_id,

@@ -275,12 +275,9 @@ function M.event(ev, client_id)
     b.is_error = ev.is_error == true
     update(chat, b)
   elseif t == 'todos' then
-    local todos = {}
-    for _, td in ipairs(type(ev.todos) == 'table' and ev.todos or {}) do
-      if type(td) == 'table' then
-        table.insert(todos, td)
-      end
-    end
+    local todos = util.list(ev.todos, function(td)
+      return type(td) == 'table' and td or nil
+    end)
     local b = chat.todos or { kind = 'todos' }
     b.todos, b.message = todos, ev.message
     if chat.todos then

@@ -88,12 +88,9 @@ end
 function M.question(_, params, _)
   params = params or {}
   local question = tostring(params.question or '')
-  local options = {}
-  for _, o in ipairs(type(params.options) == 'table' and params.options or {}) do
-    if type(o) == 'string' then
-      table.insert(options, o)
-    end
-  end
+  local options = util.list(params.options, function(o)
+    return type(o) == 'string' and o or nil
+  end)
   local prompt = 'agentls asks: ' .. question
   if #options == 0 then
     local text = type_in(prompt .. ' ', question)

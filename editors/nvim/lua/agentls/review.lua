@@ -157,26 +157,17 @@ local function open(p, client_id, callback)
     id = p.id,
     turn = p.turnId,
     client_id = client_id,
-    hunks = {},
-    choices = {},
-    warnings = {},
+    hunks = util.list(p.hunks, function(h)
+      if type(h) == 'table' and type(h.id) == 'number' then
+        return { id = h.id, diff = tostring(h.diff or '') }
+      end
+    end),
+    choices = util.choices(p.choices),
+    warnings = util.strings(p.warnings),
     decisions = {},
     callback = callback,
     from = vim.api.nvim_get_current_win(),
   }
-  for _, h in ipairs(type(p.hunks) == 'table' and p.hunks or {}) do
-    if type(h) == 'table' and type(h.id) == 'number' then
-      table.insert(r.hunks, { id = h.id, diff = tostring(h.diff or '') })
-    end
-  end
-  for _, c in ipairs(type(p.choices) == 'table' and p.choices or {}) do
-    if type(c) == 'table' and type(c.answer) == 'string' and type(c.title) == 'string' then
-      table.insert(r.choices, c)
-    end
-  end
-  for _, w in ipairs(type(p.warnings) == 'table' and p.warnings or {}) do
-    table.insert(r.warnings, tostring(w))
-  end
   if #r.hunks == 0 then
     callback(nil)
     return

@@ -2,10 +2,12 @@
 -- paths.
 local M = {}
 
+-- has tells whether Neovim is version ('0.10') or later.
 function M.has(version)
   return vim.fn.has('nvim-' .. version) == 1
 end
 
+-- notify shows msg with vim.notify (INFO unless level says otherwise).
 function M.notify(msg, level)
   vim.notify(msg, level or vim.log.levels.INFO, { title = 'agentls' })
 end
@@ -34,12 +36,40 @@ function M.split(s)
   return out
 end
 
+-- normalize makes path absolute, without a trailing slash.
 function M.normalize(path)
   path = vim.fn.fnamemodify(path, ':p')
   if #path > 1 then
     path = path:gsub('/+$', '')
   end
   return path
+end
+
+-- list is what keep(x) returns for each element x of v, a list the
+-- server sent (anything else: none), skipping nils.
+function M.list(v, keep)
+  local out = {}
+  for _, x in ipairs(type(v) == 'table' and v or {}) do
+    local kept = keep(x)
+    if kept ~= nil then
+      table.insert(out, kept)
+    end
+  end
+  return out
+end
+
+-- choices is an ask's or a review's choices: the {answer, title} tables.
+function M.choices(v)
+  return M.list(v, function(c)
+    if type(c) == 'table' and type(c.answer) == 'string' and type(c.title) == 'string' then
+      return c
+    end
+  end)
+end
+
+-- strings is v's elements as strings (an ask's warnings).
+function M.strings(v)
+  return M.list(v, tostring)
 end
 
 -- present: neither nil, JSON null nor ''.
