@@ -198,6 +198,7 @@ type response struct {
 	} `json:"error"`
 }
 
+// String is the response for a failure message: its result or error.
 func (r *response) String() string {
 	if r == nil {
 		return "<no response>"
@@ -530,6 +531,8 @@ type slowModel struct {
 	done     chan struct{}
 }
 
+// ServeHTTP counts the request into m.seen and holds it until the
+// request or the test ends, never answering.
 func (m *slowModel) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 	io.Copy(io.Discard, req.Body)
 	m.mu.Lock()

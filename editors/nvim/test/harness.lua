@@ -206,11 +206,94 @@ function M.stop(rec, client_id, timeout_ms)
   end
 end
 
+-- The plugin scenarios' shared steps (require('agentls') is loaded by
+-- plugin_init.lua).
+
+-- edit_ready edits path (default: $AGENTLS_E2E_ROOT/$AGENTLS_E2E_FILE) and
+-- waits until the plugin's one client is initialized; it records the
+-- server's pid and returns the buffer and the client.
+function M.edit_ready(rec, path)
+  local agentls = require('agentls')
+  vim.cmd('edit ' .. vim.fn.fnameescape(path or (M.env('AGENTLS_E2E_ROOT') .. '/' .. M.env('AGENTLS_E2E_FILE'))))
+  M.wait(rec, 10000, function()
+    local c = agentls.clients()
+    return #c == 1 and c[1].ready
+  end, 'client initialized')
+  local client = vim.lsp.get_client_by_id(agentls.clients()[1].id)
+  rec.server_pid = client.rpc.pid
+  return vim.api.nvim_get_current_buf(), client
+end
+
+-- stop_plugin stops the plugin's clients and waits for them to exit.
+function M.stop_plugin(rec)
+  local agentls = require('agentls')
+  agentls.stop()
+  M.wait(rec, 5000, function()
+    return #agentls.clients() == 0
+  end, 'server exit')
+end
+
+-- text is a buffer's lines joined by "\n"; disk a file's bytes (nil: no
+-- file).
+function M.text(buf)
+  return table.concat(vim.api.nvim_buf_get_lines(buf, 0, -1, false), '\n')
+end
+
+function M.disk(path)
+  local f = io.open(path, 'rb')
+  if not f then
+    return nil
+  end
+  local s = f:read('*a')
+  f:close()
+  return s
+end
+
 -- write stores rec as JSON at path.
 local function write(path, rec)
   local f = assert(io.open(path, 'w'))
   f:write(vim.fn.json_encode(rec))
   f:close()
+end
+
+-- finish writes rec to $AGENTLS_E2E_RESULT and quits Neovim: exit 0
+-- when err is nil, 1 with rec.error = err otherwise.
+local function finish(rec, err)
+  rec.t0 = nil
+  rec.error = err and tostring(err) or nil
+  local wok, werr = pcall(write, M.env('AGENTLS_E2E_RESULT'), rec)
+  if not wok then
+    io.stderr:write('harness: cannot write result: ' .. tostring(werr) .. '\n')
+    vim.cmd('cquit 2')
+  end
+  if err then
+    io.stderr:write('harness: scenario failed: ' .. tostring(err) .. '\n')
+    vim.cmd('cquit 1')
+  end
+  vim.cmd('qall!')
+end
+
+-- run_async runs scenario(rec, done) and returns to Neovim's main loop,
+-- where typed keys are read as in a person's session; the scenario ends by
+-- calling done() (or done(err)) from a callback, or fails after
+-- timeout_ms.
+function M.run_async(scenario, timeout_ms)
+  local rec = new_record()
+  vim.cmd('filetype on')
+  local over = false
+  local function done(err)
+    if not over then
+      over = true
+      finish(rec, err)
+    end
+  end
+  vim.defer_fn(function()
+    done(string.format('timed out after %d ms; last step: %s', timeout_ms, tostring(rec.steps[#rec.steps])))
+  end, timeout_ms)
+  local ok, err = xpcall(scenario, debug.traceback, rec, done)
+  if not ok then
+    done(err)
+  end
 end
 
 -- run runs scenario(rec) with a fresh record, writes the record to

@@ -9,19 +9,7 @@
 -- :AgentRevert after the turn.
 local h = dofile(vim.fn.fnamemodify(debug.getinfo(1, 'S').source:sub(2), ':p:h') .. '/harness.lua')
 
-local function text(buf)
-  return table.concat(vim.api.nvim_buf_get_lines(buf, 0, -1, false), '\n')
-end
-
-local function disk(path)
-  local f = io.open(path, 'rb')
-  if not f then
-    return nil
-  end
-  local s = f:read('*a')
-  f:close()
-  return s
-end
+local text, disk = h.text, h.disk
 
 h.run(function(rec)
   local agentls = require('agentls')
@@ -35,15 +23,8 @@ h.run(function(rec)
     end,
   })
 
-  vim.cmd('edit ' .. vim.fn.fnameescape(path))
-  local buf = vim.api.nvim_get_current_buf()
+  local buf, client = h.edit_ready(rec, path)
   rec.text_before = text(buf)
-  h.wait(rec, 10000, function()
-    local c = agentls.clients()
-    return #c == 1 and c[1].ready
-  end, 'client initialized')
-  local client = vim.lsp.get_client_by_id(agentls.clients()[1].id)
-  rec.server_pid = client.rpc.pid
   rec.root = agentls.clients()[1].root
   rec.attached = vim.lsp.buf_is_attached(buf, client.id)
   rec.status_before = agentls.status()
@@ -60,7 +41,7 @@ h.run(function(rec)
   rec.windows_after = {}
   for _, w in ipairs(vim.api.nvim_list_wins()) do
     local b = vim.api.nvim_win_get_buf(w)
-    table.insert(rec.windows_after, { name = vim.api.nvim_buf_get_name(b), text = text(b) })
+    table.insert(rec.windows_after, { name = vim.api.nvim_buf_get_name(b), buftype = vim.bo[b].buftype, text = text(b) })
   end
 
   if vim.env.AGENTLS_PLUGIN_REVERT == '1' then
@@ -85,9 +66,6 @@ h.run(function(rec)
   rec.log = vim.api.nvim_buf_get_lines(log, 0, -1, false)
   rec.selects = _G.agentls_test.selects
 
-  agentls.stop()
-  h.wait(rec, 5000, function()
-    return #agentls.clients() == 0
-  end, 'server exit')
+  h.stop_plugin(rec)
   rec.status_end = agentls.status()
 end)

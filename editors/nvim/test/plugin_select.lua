@@ -39,8 +39,5 @@ h.run(function(rec)
   ask('AgentAsk explain the file')
 
   rec.log = require('agentls.transcript').lines()
-  agentls.stop()
-  h.wait(rec, 5000, function()
-    return #agentls.clients() == 0
-  end, 'server exit')
+  h.stop_plugin(rec)
 end)

@@ -77,6 +77,15 @@ function M.check()
     end
   end
 
+  -- Where asks show (ask_ui, see :help agentls-asks).
+  local ask_ui = cfg and cfg.ask_ui or 'auto'
+  local chooser = require('agentls.chooser')
+  if ask_ui == 'float' or (ask_ui ~= 'select' and chooser.builtin()) then
+    info("asks: in the plugin's float (vim.ui.select is Neovim's own, which would hold every key)")
+  else
+    info('asks: in your vim.ui.select (' .. tostring(debug.getinfo(vim.ui.select, 'S').short_src) .. ')')
+  end
+
   local clients = agentls.clients()
   if #clients == 0 then
     info('no agentls client running (open a file of your project)')

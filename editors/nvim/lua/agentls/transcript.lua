@@ -1,25 +1,17 @@
 -- The transcript behind :AgentLog: one readable line per agentls/event
 -- (continuation lines, indented, for multi-line model text and for diffs),
--- kept in memory and shown in a scratch buffer named agentls://log.
+-- kept in memory (state.log) and shown in a scratch buffer named
+-- agentls://log. Paths are shown relative to the client's root.
+local state = require('agentls.state')
+local util = require('agentls.util')
+
 local M = {}
 
 local BUFNAME = 'agentls://log'
 
-local lines = {}      -- every transcript line so far
-local titles = {}     -- tool-call id -> title, for the matching tool_result
 M.max_lines = 10000
 
-local function split(s)
-  local out = {}
-  s = tostring(s or ''):gsub('\r\n', '\n'):gsub('\r', '\n')
-  for l in (s .. '\n'):gmatch('(.-)\n') do
-    table.insert(out, l)
-  end
-  while #out > 0 and out[#out] == '' do
-    table.remove(out)
-  end
-  return out
-end
+local split = util.split
 
 local function shorten(s, max)
   if #s <= max then
@@ -54,17 +46,19 @@ local function summary(s)
   return ''
 end
 
--- path shortens an absolute path below the current directory.
-local function path(s)
-  if type(s) == 'string' and s:sub(1, 1) == '/' then
-    return vim.fn.fnamemodify(s, ':.')
+-- M.relative shows an absolute path below root (else below the current
+-- directory) relative to it, as tool titles are.
+function M.relative(s, root)
+  if type(s) ~= 'string' or s:sub(1, 1) ~= '/' then
+    return s
   end
-  return s
+  if root and s:sub(1, #root + 1) == root .. '/' then
+    return s:sub(#root + 2)
+  end
+  return vim.fn.fnamemodify(s, ':.')
 end
 
-local function present(v)
-  return v ~= nil and v ~= vim.NIL and v ~= ''
-end
+local present = util.present
 
 -- join joins the present values among the first n of list.
 local function join(list, n, sep)
@@ -77,8 +71,10 @@ local function join(list, n, sep)
   return table.concat(out, sep)
 end
 
--- render turns one agentls/event into transcript lines.
-function M.render(ev)
+-- render turns one agentls/event into transcript lines; root is the
+-- client's.
+function M.render(ev, root)
+  local titles = state.log.titles
   local t = ev.type
   if t == 'turn_start' then
     return { string.format('── turn %s started %s ──', ev.turn_id or '?', os.date('%H:%M:%S')) }
@@ -103,7 +99,7 @@ function M.render(ev)
     return { '→ ' .. shorten(title, 200) }
   elseif t == 'permission' then
     local verb = ev.decision == 'allow' and 'allowed' or (ev.decision == 'deny' and 'denied' or tostring(ev.decision))
-    local what = join({ ev.tool, path(ev.scope) }, 2, ' ')
+    local what = join({ ev.tool, M.relative(ev.scope, root) }, 2, ' ')
     local why = join({ ev.source, ev.reason }, 2, ': ')
     return { string.format('  %s %s%s', verb, what, why ~= '' and (' (' .. why .. ')') or '') }
   elseif t == 'tool_result' then
@@ -126,8 +122,14 @@ function M.render(ev)
       table.insert(out, '       ' .. ls[i])
     end
     return out
+  elseif t == 'text_delta' or t == 'thinking_delta' or t == 'thinking' or t == 'usage' then
+    return {} -- the step's text event carries the whole answer
+  elseif t == 'todos' then
+    return { 'plan: ' .. tostring(ev.message or '') }
+  elseif t == 'warning' or t == 'compaction' then
+    return { t .. ': ' .. tostring(ev.message or '') }
   elseif t == 'turn_end' then
-    titles = {}
+    state.log.titles = {}
     return { string.format('── turn %s ended: %s ──', ev.turn_id or '?', ev.reason or '?') }
   end
   return { encode(ev) }
@@ -178,6 +180,7 @@ function M.add(new)
   if #new == 0 then
     return
   end
+  local lines = state.log.lines
   for _, l in ipairs(new) do
     table.insert(lines, l)
   end
@@ -192,12 +195,12 @@ function M.add(new)
 end
 
 -- event renders one agentls/event into the transcript.
-function M.event(ev)
-  M.add(M.render(ev))
+function M.event(ev, root)
+  M.add(M.render(ev, root))
 end
 
 function M.lines()
-  return vim.deepcopy(lines)
+  return vim.deepcopy(state.log.lines)
 end
 
 local function setup_buffer(buf)
@@ -206,6 +209,7 @@ local function setup_buffer(buf)
   vim.bo[buf].bufhidden = 'hide'
   vim.bo[buf].swapfile = false
   vim.bo[buf].buflisted = false
+  local lines = state.log.lines
   vim.api.nvim_buf_set_lines(buf, 0, -1, false, #lines > 0 and lines or { '' })
   vim.bo[buf].modifiable = false
   vim.bo[buf].modified = false

@@ -1,0 +1,369 @@
+-- :AgentChat, one markdown buffer per session: what you asked, the answer
+-- as it streams (text_delta), tool calls as folded lines that open to
+-- their output, the session's todos, and a prompt area at the bottom whose
+-- text goes out as a follow-up (agentls.ask with the same sessionId).
+--
+-- Each block of the buffer starts at an extmark, so a block can be
+-- replaced in place (a streamed answer growing, a tool call getting its
+-- result) while you type in the prompt area below.
+local render = require('agentls.chat_render')
+local state = require('agentls.state')
+local util = require('agentls.util')
+
+local M = {}
+
+local ns = vim.api.nvim_create_namespace('agentls_chat')
+
+local function row(chat, mark)
+  return vim.api.nvim_buf_get_extmark_by_id(chat.buf, ns, mark, {})[1]
+end
+
+-- footer is the first mark after the transcript: the todos, else the
+-- prompt line.
+local function footer(chat)
+  return chat.todos and chat.todos.mark or chat.prompt_mark
+end
+
+-- following lists the windows whose cursor is in the prompt area: they
+-- keep the end of the buffer in view as blocks grow.
+local function following(chat)
+  local out = {}
+  local prompt = row(chat, chat.prompt_mark)
+  for _, w in ipairs(vim.fn.win_findbuf(chat.buf)) do
+    if vim.api.nvim_win_get_cursor(w)[1] - 1 >= prompt then
+      table.insert(out, w)
+    end
+  end
+  return out
+end
+
+local function follow(wins)
+  for _, w in ipairs(wins) do
+    if vim.api.nvim_win_is_valid(w) then
+      vim.api.nvim_win_call(w, function()
+        local top = vim.api.nvim_buf_line_count(0) - vim.api.nvim_win_get_height(0) + 1
+        if top > vim.fn.line('w0') then
+          vim.fn.winrestview({ topline = top })
+        end
+      end)
+    end
+  end
+end
+
+-- fold folds a block's lines (rows from..to, 1-based) in a window showing
+-- the chat, closed. Folds are manual: they move with the lines around
+-- them, and replacing a block's lines removes its old fold.
+local function fold(win, from, to)
+  if to > from and vim.api.nvim_win_is_valid(win) then
+    vim.api.nvim_win_call(win, function()
+      vim.cmd(string.format('silent! %d,%dfold', from, to))
+    end)
+  end
+end
+
+-- put replaces the lines of block b (from its mark to the next block's)
+-- with its rendering; a new block (no mark) goes before the footer.
+local function put(chat, b, next_mark)
+  local lines = render[b.kind](b)
+  local wins = following(chat)
+  local from
+  if not b.mark then
+    from = row(chat, footer(chat))
+    vim.api.nvim_buf_set_lines(chat.buf, from, from, false, lines)
+    b.mark = vim.api.nvim_buf_set_extmark(chat.buf, ns, from, 0, {})
+    chat.by_mark[b.mark] = b
+  else
+    from = row(chat, b.mark)
+    vim.api.nvim_buf_set_lines(chat.buf, from, row(chat, next_mark), false, lines)
+    vim.api.nvim_buf_set_extmark(chat.buf, ns, from, 0, { id = b.mark })
+  end
+  if b.fold then
+    for _, w in ipairs(vim.fn.win_findbuf(chat.buf)) do
+      fold(w, from + 1, from + #lines)
+    end
+  end
+  follow(wins)
+end
+
+local function next_of(chat, b)
+  for i, x in ipairs(chat.blocks) do
+    if x == b then
+      local n = chat.blocks[i + 1]
+      return n and n.mark or footer(chat)
+    end
+  end
+  return footer(chat)
+end
+
+local function add(chat, b)
+  table.insert(chat.blocks, b)
+  put(chat, b)
+  return b
+end
+
+local function update(chat, b)
+  put(chat, b, next_of(chat, b))
+end
+
+local function name_of(key)
+  return 'agentls://chat/' .. key
+end
+
+-- setup_window folds every tool call and thinking of the chat in a
+-- window that shows it (again).
+local function setup_window(chat, win)
+  local wo = vim.wo[win]
+  wo.foldmethod = 'manual'
+  wo.foldtext = "v:lua.require'agentls.chat'.foldtext()"
+  wo.foldenable = true
+  wo.wrap = true
+  wo.linebreak = true
+  vim.api.nvim_win_call(win, function()
+    vim.cmd('silent! normal! zE')
+  end)
+  for i, b in ipairs(chat.blocks) do
+    if b.fold then
+      local n = chat.blocks[i + 1]
+      local to = row(chat, n and n.mark or footer(chat))
+      fold(win, row(chat, b.mark) + 1, to)
+    end
+  end
+end
+
+-- new makes the chat (and its buffer) for key.
+local function new(key, client_id, session)
+  local chat = { key = key, client_id = client_id, session = session, blocks = {}, by_mark = {}, by_tool = {} }
+  chat.buf = util.scratch(name_of(key), 'markdown', true)
+  vim.bo[chat.buf].undolevels = -1
+  vim.api.nvim_buf_set_lines(chat.buf, 0, -1, false, { render.prompt_line, '' })
+  chat.prompt_mark = vim.api.nvim_buf_set_extmark(chat.buf, ns, 0, 0, {})
+  vim.api.nvim_create_autocmd('BufWinEnter', { buffer = chat.buf, callback = function()
+    setup_window(chat, vim.api.nvim_get_current_win())
+  end })
+  util.map(chat.buf, { ['<CR>'] = { function()
+    local r = vim.api.nvim_win_get_cursor(0)[1] - 1
+    if r >= row(chat, chat.prompt_mark) then
+      M.send(chat)
+    elseif vim.fn.foldlevel(r + 1) > 0 then
+      vim.cmd('normal! za')
+    end
+  end, 'send the prompt, or open/close the fold under the cursor' } })
+  vim.keymap.set('i', '<C-s>', function()
+    vim.cmd('stopinsert')
+    M.send(chat)
+  end, { buffer = chat.buf, desc = 'agentls: send the prompt' })
+  state.chats[key] = chat
+  return chat
+end
+
+-- bind gives the client's unbound chat its session, or finds or makes the
+-- session's chat.
+local function bind(client_id, session)
+  local chat = state.chats[session]
+  if chat then
+    chat.client_id = client_id
+  else
+    local pending = state.chats['client:' .. client_id]
+    if pending then
+      state.chats[pending.key] = nil
+      pending.key, pending.session = session, session
+      pcall(vim.api.nvim_buf_set_name, pending.buf, name_of(session))
+      state.chats[session] = pending
+      chat = pending
+    else
+      chat = new(session, client_id, session)
+    end
+  end
+  state.sessions[client_id] = session
+  return chat
+end
+
+--- session_started records the session of a client's ask reply.
+function M.session_started(client_id, session)
+  if type(session) == 'string' and session ~= '' then
+    bind(client_id, session)
+  end
+end
+
+--- of returns the chat of a client's session, made when missing.
+function M.of(client_id)
+  local session = state.sessions[client_id]
+  if session and state.chats[session] then
+    return state.chats[session]
+  end
+  local key = 'client:' .. client_id
+  return state.chats[key] or new(key, client_id, nil)
+end
+
+--- by_buf returns the chat shown in buf, or nil.
+function M.by_buf(buf)
+  for _, chat in pairs(state.chats) do
+    if chat.buf == buf then
+      return chat
+    end
+  end
+end
+
+--- you adds what was asked to the client's chat.
+function M.you(client_id, prompt, where)
+  local chat = M.of(client_id)
+  chat.stream, chat.thinking = nil, nil
+  add(chat, { kind = 'you', prompt = prompt, where = where })
+end
+
+-- tool_block finds a tool call's block.
+local function pending_tool(chat, name)
+  for i = #chat.blocks, 1, -1 do
+    local b = chat.blocks[i]
+    if b.kind == 'tool' and b.content == nil and (name == nil or b.name == name) then
+      return b
+    end
+  end
+end
+
+local function stream(chat, field, kind, text, whole)
+  local b = chat[field]
+  if b then
+    b.text = whole and text or (b.text .. text)
+    update(chat, b)
+  elseif util.present(text) then
+    b = add(chat, { kind = kind, text = text, fold = kind == 'thinking' })
+  end
+  chat[field] = (not whole) and b or nil
+end
+
+--- event shows one agentls/event in its session's chat.
+function M.event(ev, client_id)
+  if type(ev.session_id) == 'string' and ev.session_id ~= '' then
+    bind(client_id, ev.session_id)
+  end
+  if util.present(ev.parent_id) then
+    return -- a subagent's steps: its answer is the agent tool's result
+  end
+  local chat = M.of(client_id)
+  local t = ev.type
+  if t == 'turn_start' then
+    chat.stream, chat.thinking = nil, nil
+    add(chat, { kind = 'heading' })
+  elseif t == 'text_delta' then
+    stream(chat, 'stream', 'text', tostring(ev.text or ''), false)
+  elseif t == 'text' then
+    stream(chat, 'stream', 'text', tostring(ev.text or ''), true)
+  elseif t == 'thinking_delta' then
+    stream(chat, 'thinking', 'thinking', tostring(ev.text or ''), false)
+  elseif t == 'thinking' then
+    stream(chat, 'thinking', 'thinking', tostring(ev.text or ''), true)
+  elseif t == 'tool_call' then
+    chat.stream, chat.thinking = nil, nil
+    local b = add(chat, { kind = 'tool', fold = true, id = ev.id, name = ev.name, title = ev.title })
+    if util.present(ev.id) then
+      chat.by_tool[ev.id] = b
+    end
+  elseif t == 'permission' then
+    local b = pending_tool(chat, ev.tool)
+    if b and ev.decision == 'deny' then
+      b.permission = 'deny'
+      update(chat, b)
+    end
+  elseif t == 'tool_result' then
+    local b = (util.present(ev.id) and chat.by_tool[ev.id]) or pending_tool(chat, ev.name)
+    if not b then
+      b = add(chat, { kind = 'tool', fold = true, id = ev.id, name = ev.name })
+    end
+    b.content = type(ev.content) == 'string' and ev.content or ''
+    b.diff = util.present(ev.diff) and ev.diff or nil
+    b.is_error = ev.is_error == true
+    update(chat, b)
+  elseif t == 'todos' then
+    local todos = util.list(ev.todos, function(td)
+      return type(td) == 'table' and td or nil
+    end)
+    local b = chat.todos or { kind = 'todos' }
+    b.todos, b.message = todos, ev.message
+    if chat.todos then
+      put(chat, b, chat.prompt_mark)
+    else
+      -- The todos sit between the transcript and the prompt.
+      local at = row(chat, chat.prompt_mark)
+      vim.api.nvim_buf_set_lines(chat.buf, at, at, false, render.todos(b))
+      b.mark = vim.api.nvim_buf_set_extmark(chat.buf, ns, at, 0, {})
+      chat.todos = b
+    end
+  elseif t == 'error' then
+    add(chat, { kind = 'error', message = ev.message })
+  elseif t == 'turn_end' then
+    chat.stream, chat.thinking = nil, nil
+    if ev.reason ~= 'completed' then
+      add(chat, { kind = 'ended', reason = ev.reason })
+    end
+  end
+end
+
+--- prompt returns the text typed in the prompt area.
+function M.prompt(chat)
+  local lines = vim.api.nvim_buf_get_lines(chat.buf, row(chat, chat.prompt_mark) + 1, -1, false)
+  return (table.concat(lines, '\n'):gsub('^%s+', ''):gsub('%s+$', ''))
+end
+
+--- clear_prompt empties the prompt area.
+function M.clear_prompt(chat)
+  vim.api.nvim_buf_set_lines(chat.buf, row(chat, chat.prompt_mark) + 1, -1, false, { '' })
+end
+
+--- send sends the prompt area's text as a follow-up in the chat's session.
+function M.send(chat)
+  local prompt = M.prompt(chat)
+  if prompt == '' then
+    util.notify('agentls: type your question below the "## Ask" line, then <CR>', vim.log.levels.WARN)
+    return
+  end
+  require('agentls').ask(prompt, { chat = chat })
+end
+
+--- open shows the chat of client_id (a window already showing it gets the
+--- focus) and puts the cursor in the prompt area; mods as for :split.
+function M.open(client_id, mods)
+  local chat = M.of(client_id)
+  local wins = vim.fn.win_findbuf(chat.buf)
+  if #wins > 0 then
+    vim.api.nvim_set_current_win(wins[1])
+  else
+    util.leave_float()
+    vim.cmd((mods and mods ~= '' and mods or 'botright vertical') .. ' split')
+    vim.api.nvim_win_set_buf(0, chat.buf) -- BufWinEnter sets its folds
+    if not mods or mods == '' then
+      vim.api.nvim_win_set_width(0, math.min(90, math.max(50, math.floor(vim.o.columns * 0.4))))
+    end
+  end
+  vim.api.nvim_win_set_cursor(0, { vim.api.nvim_buf_line_count(chat.buf), 0 })
+  follow({ vim.api.nvim_get_current_win() })
+  return chat
+end
+
+--- block_at returns the block holding line lnum of a chat buffer.
+function M.block_at(buf, lnum)
+  local chat = M.by_buf(buf)
+  if not chat then
+    return nil
+  end
+  local m = vim.api.nvim_buf_get_extmarks(buf, ns, { lnum - 1, -1 }, 0, { limit = 1 })[1]
+  return m and chat.by_mark[m[1]], chat
+end
+
+--- foldtext shows a folded tool call as its header line.
+function M.foldtext()
+  local n = vim.v.foldend - vim.v.foldstart
+  return vim.fn.getline(vim.v.foldstart) .. (n > 0 and string.format('  (%d lines)', n) or '')
+end
+
+--- forget drops a client from its chats (they stay, and a follow-up goes
+--- to a running client with the same session).
+function M.forget(client_id)
+  for _, chat in pairs(state.chats) do
+    if chat.client_id == client_id then
+      chat.client_id = nil
+    end
+  end
+end
+
+return M

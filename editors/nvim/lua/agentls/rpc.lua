@@ -1,0 +1,44 @@
+-- Requests to the agentls server of a client: once it is initialized, in
+-- the form the running Neovim has (client:request is 0.11+).
+local state = require('agentls.state')
+local util = require('agentls.util')
+
+local M = {}
+
+-- request sends an LSP request.
+function M.request(client, method, params, handler, bufnr)
+  if util.has('0.11') then
+    return client:request(method, params, handler, bufnr)
+  end
+  return client.request(method, params, handler, bufnr)
+end
+
+-- with_client runs fn(client) once the client is initialized.
+function M.with_client(id, fn)
+  local client = vim.lsp.get_client_by_id(id)
+  if not client then
+    util.notify('agentls: the server is not running', vim.log.levels.ERROR)
+    return
+  end
+  if state.ready[id] or client.initialized then
+    state.ready[id] = true
+    fn(client)
+  else
+    state.queue[id] = state.queue[id] or {}
+    table.insert(state.queue[id], fn)
+  end
+end
+
+-- command runs workspace/executeCommand name with one argument object;
+-- on_result(err, result) gets the reply.
+function M.command(id, name, args, bufnr, on_result)
+  M.with_client(id, function(client)
+    M.request(client, 'workspace/executeCommand', { command = name, arguments = { args } }, function(err, result)
+      if on_result then
+        on_result(err, result)
+      end
+    end, bufnr)
+  end)
+end
+
+return M
