@@ -306,10 +306,15 @@ func unclearBlanks(block []genLine, view blockView, newBlock []newEntry) bool {
 			pos[e.src] = n
 		}
 	}
-	count := make(map[genLine]int)
-	for _, l := range block {
+	count, kept := make(map[genLine]int), make(map[genLine]int)
+	for k, l := range block {
 		count[l]++
-		if l.text != "" && count[l] > 1 && (view.addAfter >= 0 || !allSeen(view.seen)) {
+		if pos[k] >= 0 {
+			kept[l]++
+		}
+	}
+	for l, n := range count {
+		if l.text != "" && n > 1 && (view.addAfter >= 0 || !allSeen(view.seen) || kept[l] < n) {
 			return true // which of two equal lines the edit kept decides where blank lines go
 		}
 	}
