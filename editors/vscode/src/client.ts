@@ -14,6 +14,8 @@ import {
   MessageActionItem,
   RevealOutputChannelOn,
   ServerOptions,
+  ShowMessageNotification,
+  ShowMessageParams,
   ShowMessageRequest,
   ShowMessageRequestParams,
   State,
@@ -34,6 +36,7 @@ export interface ServerHandlers {
   review(p: ReviewParams, token: CancellationToken): Promise<ReviewResult>;
   question(p: QuestionParams, token: CancellationToken): Promise<QuestionResult>;
   showMessageRequest(p: ShowMessageRequestParams, token: CancellationToken): Promise<MessageActionItem | null>;
+  showMessage(p: ShowMessageParams): void;
 }
 
 export type Lifecycle = 'starting' | 'running' | 'stopped';
@@ -44,6 +47,11 @@ class AgentlsFeature implements StaticFeature {
     const experimental = (capabilities.experimental ??= {}) as Record<string, unknown>;
     const agentls = (experimental.agentls ??= {}) as Record<string, unknown>;
     Object.assign(agentls, { saveDocument: true, asyncAsk: true, review: true, question: true });
+    // The status bar item shows the agent's step, and the chat has Cancel:
+    // the server's work-done progress would show it a second time.
+    if (capabilities.window) {
+      capabilities.window.workDoneProgress = false;
+    }
   }
   initialize(): void {}
   getState(): FeatureState {
@@ -104,6 +112,7 @@ export class AgentClient implements vscode.Disposable {
     client.registerFeature(new AgentlsFeature());
     const h = this.handlers;
     client.onRequest(ShowMessageRequest.type, (p, token) => h.showMessageRequest(p, token));
+    client.onNotification(ShowMessageNotification.type, (p) => h.showMessage(p));
     client.onRequest(method.saveDocument, (p: { textDocument?: { uri?: string } }) => this.saveDocument(client, p));
     client.onRequest(method.review, (p: ReviewParams, token: CancellationToken) => h.review(p, token));
     client.onRequest(method.question, (p: QuestionParams, token: CancellationToken) => h.question(p, token));

@@ -34,6 +34,9 @@ export const command = {
   openSettings: 'agentls.vscode.openSettings',
 } as const;
 
+/** How long after a turn's end a server message is taken for its end message (ms). */
+const turnEndMessageWindow = 2000;
+
 class Agentls implements vscode.Disposable, ChatActions {
   private readonly state = new SessionState();
   private readonly chat: Chat;
@@ -42,6 +45,8 @@ class Agentls implements vscode.Disposable, ChatActions {
   private readonly statusBar: StatusBar;
   private readonly editorContext = new EditorContext();
   private restartAfterTurn = false;
+  /** When the last turn ended: the server's message about it follows. */
+  private turnEndedAt = 0;
   /** The next ask names the chat's session: the server restarted, or another session was picked. */
   private resume = true;
   private readonly disposables: vscode.Disposable[] = [];
@@ -56,6 +61,7 @@ class Agentls implements vscode.Disposable, ChatActions {
       review: (p, token) => this.asks.review(p, token),
       question: (p, token) => this.asks.question(p, token),
       showMessageRequest: (p, token) => this.asks.showMessageRequest(p, token),
+      showMessage: (p) => this.showMessage(p.type, p.message),
     });
     this.statusBar = new StatusBar({ showChat: command.showChat, answer: command.answer, restart: command.restart, revert: command.revertLastTurn });
     this.chat.connect(this);
@@ -275,12 +281,32 @@ class Agentls implements vscode.Disposable, ChatActions {
   // --- the server ---
 
   private onEvent(e: AgentEvent): void {
+    if (e.type === 'turn_end' && !e.parent_id) {
+      this.turnEndedAt = Date.now();
+    }
     this.state.onEvent(e);
     this.chat.onEvent(e);
     this.updateStatus();
     if (e.type === 'turn_end' && !e.parent_id && this.restartAfterTurn && !this.state.busy) {
       void this.restart();
     }
+  }
+
+  /**
+   * window/showMessage: in the chat when it is on screen (the message the
+   * server sends as a turn ends repeats what the chat shows, so it is
+   * left out), else a notification.
+   */
+  private showMessage(type: number, text: string): void {
+    if (!this.chat.view.visible) {
+      const show = type === 1 ? vscode.window.showErrorMessage : type === 2 ? vscode.window.showWarningMessage : vscode.window.showInformationMessage;
+      void show(text);
+      return;
+    }
+    if (Date.now() - this.turnEndedAt < turnEndMessageWindow) {
+      return;
+    }
+    this.chat.addNotice(type === 1 ? 'error' : type === 2 ? 'warning' : 'info', text);
   }
 
   async restart(): Promise<void> {

@@ -35,6 +35,7 @@ export class Chat implements vscode.Disposable {
   private saveTimer: NodeJS.Timeout | undefined;
   private draftTimer: NodeJS.Timeout | undefined;
   private actions: ChatActions | undefined;
+  private pendingFocus: { text?: string } | undefined;
 
   constructor(
     extensionUri: vscode.Uri,
@@ -126,8 +127,13 @@ export class Chat implements vscode.Disposable {
 
   /** Focuses the prompt, optionally with text to start from. */
   async focusPrompt(text?: string): Promise<void> {
+    // A view not drawn yet gets the focus once its page is ready.
+    this.pendingFocus = { text };
     await this.view.reveal(false);
-    this.view.post({ type: 'focus', text });
+    if (this.view.live) {
+      this.view.post({ type: 'focus', text });
+      this.pendingFocus = undefined;
+    }
   }
 
   async flush(): Promise<void> {
@@ -167,6 +173,10 @@ export class Chat implements vscode.Disposable {
     switch (m.type) {
       case 'ready':
         this.reset();
+        if (this.pendingFocus) {
+          this.view.post({ type: 'focus', ...this.pendingFocus });
+          this.pendingFocus = undefined;
+        }
         return;
       case 'draft':
         clearTimeout(this.draftTimer);
