@@ -167,7 +167,7 @@ func docConfig(t *testing.T) string {
 
 // driver is the batch script: it loads the documented configuration
 // ($AGENTLS_EMACS_CONFIG), stubs the prompt UI, visits the file, starts
-// eglot, runs M-x agentls-ask (or picks "Ask agent about selection" in M-x
+// eglot, runs M-x agentls-ask (or picks "Ask agent about selection…" in M-x
 // eglot-code-actions), waits for the turn's end in *agentls*,
 // runs M-x agentls-revert, shuts eglot down and writes a JSON record to
 // $AGENTLS_E2E_RESULT.
@@ -254,7 +254,7 @@ const driver = `;;; driver.el --- agentls eglot end-to-end test  -*- lexical-bin
         (agentls-test-put 'server_name (plist-get (eglot--server-info server) :name))
         (agentls-test-put 'commands (plist-get (plist-get caps :executeCommandProvider) :commands))
         (if (equal (getenv "AGENTLS_E2E_VIA") "code-action")
-            ;; M-x eglot-code-actions on line 1 ("Ask agent about selection").
+            ;; M-x eglot-code-actions on line 1 ("Ask agent about selection…").
             ;; A non-list last-nonmenu-event makes eglot read with
             ;; completing-read, as after a key sequence, not with a mouse menu.
             (let ((last-nonmenu-event ?a))
@@ -508,16 +508,16 @@ func TestEglotAskEditDeny(t *testing.T) {
 	}
 }
 
-// The ask started from a code action ("Ask agent about selection", run by
+// The ask started from a code action ("Ask agent about selection…", run by
 // eglot's own M-x eglot-code-actions): the documented configuration makes
 // it asynchronous, so the turn's messages are read at once and the edit
 // lands. (With eglot's synchronous executeCommand, Emacs 28's jsonrpc can
 // leave them unread until the server writes again: a fast turn then shows
 // nothing and an ask is never seen.)
 func TestEglotCodeActionAsk(t *testing.T) {
-	rec := runEmacs(t, emacsRun{answers: []string{"Ask agent about selection", "Allow"}, via: "code-action"})
+	rec := runEmacs(t, emacsRun{answers: []string{"Ask agent about selection…", "Allow"}, via: "code-action"})
 	checkCommon(t, rec)
-	if len(rec.Asks) == 0 || !contains(rec.Asks[0].Titles, "Ask agent about selection") {
+	if len(rec.Asks) == 0 || !contains(rec.Asks[0].Titles, "Ask agent about selection…") {
 		t.Errorf("eglot-code-actions offered %+v, want \"Ask agent about selection\"", rec.Asks)
 	}
 	if rec.TextAfter != editedText || rec.DiskAfter == nil || *rec.DiskAfter != editedText {

@@ -440,6 +440,7 @@ func (s *Session) execute(ctx context.Context, t *Turn, call ToolCall, send func
 		}
 		return tools.Errorf("permission denied (%s): %s", d.Source, d.Reason), ""
 	}
+	tc.Revised = d.Revision
 	out, err := tool.Run(ctx, tc)
 	if err != nil {
 		if ctx.Err() != nil {

@@ -88,13 +88,7 @@ func TestTodosSurviveCompactionAndResume(t *testing.T) {
 		}
 	})
 	for i := 1; i <= files; i++ {
-		name := fmt.Sprintf("f%02d", i)
-		body := fmt.Sprintf("FILE %s secret=w%d\n%s", name, i, strings.Repeat("filler line that takes room in the context window\n", 50))
-		p := filepath.Join(root, "files", name+".txt")
-		os.MkdirAll(filepath.Dir(p), 0o755)
-		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
-			t.Fatal(err)
-		}
+		writeFactFile(t, root, fmt.Sprintf("f%02d", i), fmt.Sprintf("w%d", i), 50)
 	}
 	env, err := a.Open(app.Frontend{Roots: []string{root}})
 	if err != nil {

@@ -244,7 +244,13 @@ func (e *Env) ModelSpec(frontend ...model.Source) (string, error) {
 	if o.ConfigPath != "" {
 		cfgName = "\"model\" in " + o.ConfigPath
 	}
-	sources := append([]model.Source{{Name: "--model", Value: o.ModelFlag}}, frontend...)
+	// A front-end's own place comes first in the message; the flag is
+	// named only when it is set or when no front-end has a place.
+	var sources []model.Source
+	if o.ModelFlag != "" || len(frontend) == 0 {
+		sources = append(sources, model.Source{Name: "--model", Value: o.ModelFlag})
+	}
+	sources = append(sources, frontend...)
 	sources = append(sources,
 		model.Source{Name: "the AGENTLS_MODEL environment variable", Value: o.Getenv("AGENTLS_MODEL")},
 		model.Source{Name: cfgName, Value: o.Config.Model})

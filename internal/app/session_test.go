@@ -44,6 +44,20 @@ func newApp(t *testing.T, srvURL string, mod ...func(*app.Options)) (*app.App, s
 	return app.New(o), root
 }
 
+// writeFactFile writes files/NAME.txt: its "FILE NAME secret=S" line and
+// filler lines that take room in the context window.
+func writeFactFile(t *testing.T, root, name, secret string, filler int) {
+	t.Helper()
+	body := "FILE " + name + " secret=" + secret + "\n" + strings.Repeat("filler line that takes room in the context window\n", filler)
+	p := filepath.Join(root, "files", name+".txt")
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
 var factRE = regexp.MustCompile(`FILE (f\d\d) secret=(\S+)`)
 
 // facts finds what the model has been shown: every "FILE fNN secret=X"
@@ -97,12 +111,7 @@ func TestCompactionKeepsTheTaskGoing(t *testing.T) {
 	for i := 1; i <= files; i++ {
 		name := fmt.Sprintf("f%02d", i)
 		want[name] = fmt.Sprintf("word-%d-%x", i, i*7919)
-		body := "FILE " + name + " secret=" + want[name] + "\n" + strings.Repeat("filler line that takes room in the context window\n", 60)
-		p := filepath.Join(root, "files", name+".txt")
-		os.MkdirAll(filepath.Dir(p), 0o755)
-		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
-			t.Fatal(err)
-		}
+		writeFactFile(t, root, name, want[name], 60)
 	}
 	env, err := a.Open(app.Frontend{Roots: []string{root}})
 	if err != nil {

@@ -219,3 +219,64 @@ func TestTodosReachTheEditor(t *testing.T) {
 		t.Error("the transcript (logMessage) does not show the plan")
 	}
 }
+
+// A model changed in the editor's settings applies at the next ask
+// without a restart, and the conversation goes on.
+func TestSettingsChangeAppliesWithoutRestart(t *testing.T) {
+	ctx := ctxT(t)
+	var mu sync.Mutex
+	model := "replay:first"
+	var seen []string // provider spec and what it was shown, per request
+	ed, _ := setup(t, nil, nil, func(o *fake.Options) {
+		o.Server.DataDir = t.TempDir()
+		o.Server.NewProvider = func(spec, _ string) (agent.Provider, error) {
+			return providerFunc(func(req agent.Request) agent.Response {
+				mu.Lock()
+				defer mu.Unlock()
+				seen = append(seen, fmt.Sprintf("%s saw %d messages", spec, len(req.Messages)))
+				return agent.Response{Text: "answer from " + spec}
+			}), nil
+		}
+		o.Settings = func() any {
+			mu.Lock()
+			defer mu.Unlock()
+			return map[string]any{"model": model}
+		}
+	})
+	first, err := ed.Ask(ctx, lsp.AskArgs{Prompt: "one"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ed.WaitTurnEnd(ctx, first.TurnID); err != nil {
+		t.Fatal(err)
+	}
+	mu.Lock()
+	model = "replay:second"
+	mu.Unlock()
+	if err := ed.Conn().Notify(ctx, "workspace/didChangeConfiguration", map[string]any{"settings": nil}); err != nil {
+		t.Fatal(err)
+	}
+	second, err := ed.Ask(ctx, lsp.AskArgs{Prompt: "two"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ed.WaitTurnEnd(ctx, second.TurnID); err != nil {
+		t.Fatal(err)
+	}
+	if second.SessionID != first.SessionID {
+		t.Errorf("session %s after the change, want %s (the same conversation)", second.SessionID, first.SessionID)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if len(seen) != 2 || seen[0] != "replay:first saw 1 messages" || seen[1] != "replay:second saw 3 messages" {
+		t.Errorf("requests: %q, want the first model then the second, shown the earlier turn", seen)
+	}
+}
+
+// providerFunc is a provider answering with a function.
+type providerFunc func(agent.Request) agent.Response
+
+func (providerFunc) Name() string { return "test:func" }
+func (f providerFunc) Complete(_ context.Context, req agent.Request, _ agent.Stream) (agent.Response, error) {
+	return f(req), nil
+}

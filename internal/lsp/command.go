@@ -27,6 +27,10 @@ type AskArgs struct {
 	// model sees its earlier turns. Empty continues this connection's
 	// session.
 	SessionID string `json:"sessionId,omitempty"`
+	// EditPrompt marks a code action's canned prompt: a plugin asks the
+	// person for their question (the prompt as a hint) before it sends
+	// agentls.ask; a plain client sends the canned prompt as it is.
+	EditPrompt bool `json:"editPrompt,omitempty"`
 }
 
 // AskResult is what agentls.ask returns at once; the turn runs on.
@@ -168,7 +172,7 @@ func (s *Server) revertTurn(ctx context.Context, a RevertArgs) (any, error) {
 	}
 	rep, err := h.RevertTurn(ctx, a.TurnID, a.Force)
 	if err != nil {
-		return nil, jsonrpc2.Errorf(jsonrpc2.InvalidRequest, "revert: %v", err)
+		return nil, jsonrpc2.Errorf(jsonrpc2.InvalidRequest, "%v", err)
 	}
 	msg := fmt.Sprintf("agentls: reverted turn %s: %d file(s) restored", rep.TurnID, len(rep.Restored))
 	typ := 3
@@ -195,9 +199,11 @@ func (s *Server) currentSession() *agent.Session {
 // that stored session instead (the current one must be idle).
 func (s *Server) ensureSession(resume string) (*agent.Session, error) {
 	s.mu.Lock()
-	sess, wantConf := s.session, s.caps.Workspace.Configuration
+	sess, wantConf, changed := s.session, s.caps.Workspace.Configuration, s.configChanged
 	s.mu.Unlock()
-	if sess != nil && (resume == "" || resume == sess.ID) {
+	if sess != nil && changed && sess.Current() == nil && (resume == "" || resume == sess.ID) {
+		resume = sess.ID // new settings, same conversation
+	} else if sess != nil && (resume == "" || resume == sess.ID) {
 		return sess, nil
 	}
 	if sess != nil && sess.Current() != nil {
@@ -215,17 +221,26 @@ func (s *Server) ensureSession(resume string) (*agent.Session, error) {
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.session != nil && (resume == "" || resume == s.session.ID) {
+	if s.session != nil && !s.configChanged && (resume == "" || resume == s.session.ID) {
 		return s.session, nil
 	}
+	editor := config.Merge(s.editor, clientConf)
 	as, err := s.env.NewSession(s.base, app.SessionOptions{
 		Resume:     resume,
-		Editor:     config.Merge(s.editor, clientConf),
-		Models:     []model.Source{{Name: "the editor's initializationOptions.model", Value: s.editor.Model}},
+		Editor:     editor,
+		Models:     []model.Source{{Name: modelSetting(s.clientName), Value: editor.Model}},
 		Asker:      editorAsker{s},
 		Questioner: editorQuestioner{s},
 		Channel:    "editor",
 	})
+	if err != nil && changed && s.session != nil {
+		// The new settings do not make a session (say, a bad model): keep
+		// the one that works, and say why.
+		s.configChanged = false
+		s.log.Warn("the changed settings do not apply; keeping the session", "error", err)
+		s.showMessage(s.base, 2, "agentls: the changed settings do not apply: "+err.Error())
+		return s.session, nil
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -235,7 +250,7 @@ func (s *Server) ensureSession(resume string) (*agent.Session, error) {
 	if s.session != nil {
 		s.session.CloseHooks()
 	}
-	s.gate, s.session = as.Gate, as.Session
+	s.gate, s.session, s.configChanged = as.Gate, as.Session, false
 	return s.session, nil
 }
 

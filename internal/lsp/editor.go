@@ -36,6 +36,9 @@ type editorAsker struct{ s *Server }
 func (a editorAsker) Ask(ctx context.Context, q permission.Question) (permission.Answer, error) {
 	a.s.addPending(q)
 	defer a.s.removePending(q.ID)
+	if a.s.clientCaps().Experimental.Agentls.AsyncAsk {
+		return a.askAsync(ctx, q)
+	}
 	actions := make([]map[string]string, 0, len(q.Choices)+1)
 	for _, c := range q.Choices {
 		actions = append(actions, map[string]string{"title": c.Title})

@@ -205,16 +205,30 @@ func TestBusyAndCancel(t *testing.T) {
 	}
 }
 
+// Without a model the error names where to set one, in the words of the
+// person's editor (clientInfo.name), and not agentls's own flag.
 func TestNoModelConfigured(t *testing.T) {
 	ctx := ctxT(t)
-	ed, _ := setup(t, nil, nil, nil)
-	_, err := ed.Ask(ctx, lsp.AskArgs{Prompt: "hi"})
-	if err == nil {
-		t.Fatal("ask without a model succeeded")
-	}
-	for _, place := range []string{"--model", "initializationOptions.model", "AGENTLS_MODEL", "config"} {
-		if !strings.Contains(err.Error(), place) {
-			t.Errorf("error %q does not name %s", err, place)
+	for client, want := range map[string]string{
+		"fake":               "the editor's initializationOptions.model",
+		"Neovim":             "require('agentls').setup{…}",
+		"Visual Studio Code": "the agentls.model setting",
+		"code-server":        "the agentls.model setting",
+		"Eglot":              "eglot-server-programs",
+		"helix":              "languages.toml",
+	} {
+		ed, _ := setup(t, nil, nil, func(o *fake.Options) { o.ClientName = client })
+		_, err := ed.Ask(ctx, lsp.AskArgs{Prompt: "hi"})
+		if err == nil {
+			t.Fatal("ask without a model succeeded")
+		}
+		for _, place := range []string{want, "AGENTLS_MODEL", "config"} {
+			if !strings.Contains(err.Error(), place) {
+				t.Errorf("%s: error %q does not name %s", client, err, place)
+			}
+		}
+		if strings.Contains(err.Error(), "--model") {
+			t.Errorf("%s: error %q names the server's flag, which the person does not type", client, err)
 		}
 	}
 }
@@ -451,7 +465,7 @@ func TestCodeActions(t *testing.T) {
 		t.Fatal(err)
 	}
 	if len(actions) != 2 {
-		t.Fatalf("actions = %+v", actions)
+		t.Fatalf("actions = %+v, want the fix then the question", actions)
 	}
 	fix, sel := actions[0], actions[1]
 	if fix.Title != "Fix with agent: undefined: x" || fix.Kind != "quickfix" || fix.Command.Command != "agentls.ask" {
@@ -461,14 +475,19 @@ func TestCodeActions(t *testing.T) {
 	if arg["uri"] != uri || !strings.Contains(arg["prompt"].(string), "a.go at line 3: undefined: x") {
 		t.Errorf("fix argument = %v", arg)
 	}
-	if sel.Title != "Ask agent about selection" || sel.Command.Arguments[0]["range"] == nil {
+	if sel.Title != "Ask agent about selection…" || sel.Command.Arguments[0]["range"] == nil || sel.Command.Arguments[0]["editPrompt"] != true {
 		t.Errorf("selection action = %+v", sel)
 	}
-	// An empty range without diagnostics offers nothing.
-	params["range"] = map[string]any{"start": map[string]int{"line": 0, "character": 0}, "end": map[string]int{"line": 0, "character": 0}}
+	// Without diagnostics (no other language server) and without a
+	// selection: ask about the line, and a fix that checks it.
+	params["range"] = map[string]any{"start": map[string]int{"line": 2, "character": 3}, "end": map[string]int{"line": 2, "character": 3}}
 	params["context"] = map[string]any{"diagnostics": []any{}}
-	if _, err := ed.Conn().Call(ctx, "textDocument/codeAction", params, &actions); err != nil || len(actions) != 0 {
-		t.Errorf("empty range: %+v %v", actions, err)
+	if _, err := ed.Conn().Call(ctx, "textDocument/codeAction", params, &actions); err != nil || len(actions) != 2 {
+		t.Fatalf("no diagnostics: %+v %v", actions, err)
+	}
+	if actions[0].Title != "Ask agent about this line…" || actions[1].Title != "Fix with agent: check this line" ||
+		!strings.Contains(actions[1].Command.Arguments[0]["prompt"].(string), "a.go around line 3") {
+		t.Errorf("no diagnostics: %+v", actions)
 	}
 }
 

@@ -61,14 +61,14 @@ func (s *Server) initialize(_ context.Context, params json.RawMessage) (any, err
 	if err := s.ws.SetRoots(roots); err != nil {
 		return nil, err
 	}
+	client, clientName := "", ""
+	if p.ClientInfo != nil {
+		client, clientName = p.ClientInfo.Name+" "+p.ClientInfo.Version, p.ClientInfo.Name
+	}
 	s.mu.Lock()
-	s.state, s.caps, s.editor = stateInitialized, caps, editor
+	s.state, s.caps, s.editor, s.clientName = stateInitialized, caps, editor, clientName
 	s.env.SetEditor(editor)
 	s.mu.Unlock()
-	client := ""
-	if p.ClientInfo != nil {
-		client = p.ClientInfo.Name + " " + p.ClientInfo.Version
-	}
 	s.log.Info("initialized", "client", client, "roots", roots)
 	return map[string]any{
 		"capabilities": map[string]any{

@@ -105,7 +105,18 @@ func (s *Server) approve(a ApproveArgs) (any, error) {
 	s.mu.Lock()
 	gate := s.gate
 	s.mu.Unlock()
+	s.mu.Lock()
+	if s.approved == nil {
+		s.approved = map[string]permission.Answer{}
+	}
+	s.approved[id] = ans
+	s.mu.Unlock()
 	first := gate != nil && gate.Resolve(id, ans)
+	if !first {
+		s.mu.Lock()
+		delete(s.approved, id)
+		s.mu.Unlock()
+	}
 	return map[string]any{"id": id, "answered": first}, nil
 }
 

@@ -25,9 +25,7 @@ type editorQuestioner struct{ s *Server }
 
 // Question implements tools.Questioner.
 func (q editorQuestioner) Question(ctx context.Context, qu tools.Question) (tools.Reply, error) {
-	q.s.mu.Lock()
-	plugin := q.s.caps.Experimental.Agentls.Question
-	q.s.mu.Unlock()
+	plugin := q.s.clientCaps().Experimental.Agentls.Question
 	if plugin {
 		var res struct {
 			Answer *string  `json:"answer"`

@@ -62,16 +62,21 @@ type Server struct {
 	cancel context.CancelFunc
 	exit   chan int
 
-	mu       sync.Mutex
-	state    lifecycle
-	caps     clientCaps
-	editor   config.Config // initializationOptions
-	session  *agent.Session
-	gate     *permission.Gate
-	pending  map[string]permission.Question
-	trust    trustState
-	turns    map[string]*turnReporter // running turns by progress token
-	inflight map[string]context.CancelFunc
+	mu         sync.Mutex
+	state      lifecycle
+	caps       clientCaps
+	clientName string // initialize's clientInfo.name, for wording (wording.go)
+	// configChanged: the client's settings changed since the session was
+	// made; the next ask remakes it from them, resuming the conversation.
+	configChanged bool
+	editor        config.Config // initializationOptions
+	session       *agent.Session
+	gate          *permission.Gate
+	pending       map[string]permission.Question
+	approved      map[string]permission.Answer // out-of-band answers not yet reported (agentls/askDone)
+	trust         trustState
+	turns         map[string]*turnReporter // running turns by progress token
+	inflight      map[string]context.CancelFunc
 }
 
 // docOverlay adapts the overlay store to the tools' Overlay interface.
@@ -263,7 +268,13 @@ func (s *Server) notification(ctx context.Context, method string, params json.Ra
 	}
 	var err error
 	switch method {
-	case "initialized", "$/setTrace", "workspace/didChangeConfiguration":
+	case "initialized", "$/setTrace":
+	case "workspace/didChangeConfiguration":
+		// The next ask re-reads the settings (a new model applies without a
+		// restart); the conversation goes on.
+		s.mu.Lock()
+		s.configChanged = true
+		s.mu.Unlock()
 	case "$/cancelRequest":
 		err = s.cancelRequest(params)
 	case "textDocument/didOpen":

@@ -64,6 +64,10 @@ type clientCaps struct {
 		Agentls struct {
 			SaveDocument bool `json:"saveDocument"`
 			Question     bool `json:"question"`
+			// AsyncAsk: asks as agentls/ask notifications, answered with
+			// agentls.approve; Review: file changes as agentls/review.
+			AsyncAsk bool `json:"asyncAsk"`
+			Review   bool `json:"review"`
 		} `json:"agentls"`
 	} `json:"experimental"`
 }

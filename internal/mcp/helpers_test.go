@@ -3,6 +3,7 @@ package mcp
 import (
 	"context"
 	"encoding/json"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -133,7 +134,11 @@ func (f *fixture) pidOf(name string) int {
 // alive reports whether a process runs (a zombie counts as ended: its
 // parent, the test, has not reaped it only when something is wrong).
 func alive(pid int) bool {
-	return pid > 0 && syscall.Kill(pid, 0) == nil
+	if pid <= 0 {
+		return false
+	}
+	p, err := os.FindProcess(pid)
+	return err == nil && p.Signal(syscall.Signal(0)) == nil
 }
 
 // eventually waits up to ten seconds for cond.

@@ -17,12 +17,18 @@ type pendingAsk struct {
 	once   sync.Once
 	answer Answer
 	reason string // set when the ask failed: the deny reason
+	rev    *Revision
 }
 
 func (p *pendingAsk) resolve(a Answer, reason string) bool {
+	return p.resolveRevised(a, nil, reason)
+}
+
+// resolveRevised resolves with a reviewer's revision.
+func (p *pendingAsk) resolveRevised(a Answer, rev *Revision, reason string) bool {
 	won := false
 	p.once.Do(func() {
-		p.answer, p.reason, won = a, reason, true
+		p.answer, p.rev, p.reason, won = a, rev, reason, true
 		close(p.done)
 	})
 	return won
@@ -115,11 +121,11 @@ func (g *Gate) ask(ctx context.Context, r *Request, v verdict) Decision {
 	askCtx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	go func() {
-		a, reason := callAsker(askCtx, g.asker, q)
+		a, rev, reason := callAsker(askCtx, g.asker, q)
 		if reason != "" && ctx.Err() != nil {
 			reason = "cancelled while asking" // the asker only saw our cancellation
 		}
-		p.resolve(a, reason)
+		p.resolveRevised(a, rev, reason)
 	}()
 	timer := time.NewTimer(g.pol.askTimeout)
 	defer timer.Stop()
@@ -143,7 +149,7 @@ func (g *Gate) ask(ctx context.Context, r *Request, v verdict) Decision {
 		return deny("denied by the user")
 	}
 	d := base
-	d.Kind, d.Source, d.Reason = Allow, SourceUser, ""
+	d.Kind, d.Source, d.Reason, d.Revision = Allow, SourceUser, "", p.rev
 	s, _, _ := g.offered(r, v, g.rootList())
 	switch p.answer {
 	case AnswerAllowSession:
@@ -159,18 +165,24 @@ func (g *Gate) ask(ctx context.Context, r *Request, v verdict) Decision {
 	return d
 }
 
-// callAsker runs the asker, turning an error or a panic into a reason.
-func callAsker(ctx context.Context, a Asker, q Question) (ans Answer, reason string) {
+// callAsker runs the asker — its review for a question about a Change
+// when it can review — turning an error or a panic into a reason.
+func callAsker(ctx context.Context, a Asker, q Question) (ans Answer, rev *Revision, reason string) {
 	defer func() {
 		if p := recover(); p != nil {
-			ans, reason = "", fmt.Sprintf("ask failed: panic: %v", p)
+			ans, rev, reason = "", nil, fmt.Sprintf("ask failed: panic: %v", p)
 		}
 	}()
-	ans, err := a.Ask(ctx, q)
-	if err != nil {
-		return "", "ask failed: " + err.Error()
+	var err error
+	if rv, ok := a.(Reviewer); ok && q.Request.Change != nil {
+		ans, rev, err = rv.Review(ctx, q)
+	} else {
+		ans, err = a.Ask(ctx, q)
 	}
-	return ans, ""
+	if err != nil {
+		return "", nil, "ask failed: " + err.Error()
+	}
+	return ans, rev, ""
 }
 
 func choiceList(q Question) string {

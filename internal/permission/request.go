@@ -53,6 +53,9 @@ type Request struct {
 	Hook HookVerdict `json:"hook,omitzero"`
 	// Diff is the unified diff of an edit, offered as "Show diff".
 	Diff string `json:"diff,omitempty"`
+	// Change is the whole proposal of a change to one file, for a
+	// reviewing asker (review.go); not recorded.
+	Change *Change `json:"-"`
 	// Summary is the human sentence shown when asking, e.g.
 	// "agentls wants to run `go test ./...` in internal/".
 	Summary string `json:"summary,omitempty"`
@@ -140,6 +143,9 @@ type Decision struct {
 	// Skipped is set in chat mode: the call was not run and the model
 	// should be told so, not told it failed.
 	Skipped bool `json:"skipped,omitempty"`
+	// Revision, after a review, is what the person accepted instead of
+	// the proposed change (review.go); nil means the call as asked.
+	Revision *Revision `json:"-"`
 }
 
 // Event is the record of one decision, emitted exactly once per Check.

@@ -181,5 +181,10 @@ func runChange(ctx context.Context, ws *Workspace, call Call, tool string, plann
 	if err != nil {
 		return Errorf("%v", err), nil
 	}
+	if call.Revised != nil {
+		if err := p.revise(call.Revised); err != nil {
+			return Errorf("%v", err), nil
+		}
+	}
 	return ws.commit(ctx, call, tool, p)
 }

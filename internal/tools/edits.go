@@ -103,8 +103,23 @@ func (p plan) request(tool string, capability permission.Capability, verb string
 		Action:     permission.ActionWrite,
 		Paths:      []string{p.abs},
 		Diff:       p.diff,
+		Change:     &permission.Change{Path: p.abs, Old: p.cur.Text, Exists: p.exists, New: p.text},
 		Summary:    fmt.Sprintf("agentls wants to %s %s (+%d −%d)", verb, p.shown, p.added, p.removed),
 	}
+}
+
+// revise replaces the plan's new text with what the person accepted in a
+// review, if the file still holds the text they reviewed.
+func (p *plan) revise(rev *permission.Revision) error {
+	if p.cur.Text != rev.Old {
+		return fmt.Errorf("%s changed while the person reviewed the change, so nothing was applied: view it again and redo the edit if it is still needed", p.shown)
+	}
+	p.text = rev.Text
+	p.diff, p.added, p.removed = UnifiedDiff(p.shown, p.cur.Text, p.text)
+	if rev.Note != "" {
+		p.note = strings.TrimSpace(p.note + "\n" + rev.Note)
+	}
+	return nil
 }
 
 // commit applies a planned change, remembers it as read and records it in

@@ -36,6 +36,9 @@ type Call struct {
 	// returns its final answer (the agent tool); nil where the session
 	// cannot start one (inside a subagent).
 	Subagent func(ctx context.Context, prompt, description string) (string, error)
+	// Revised, after a review, is what the person accepted of the change
+	// this call proposed: the file tools write its text instead.
+	Revised *permission.Revision
 }
 
 // Result is what the model sees of a call.

@@ -5,6 +5,7 @@
 package fake
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -29,6 +30,11 @@ type Options struct {
 	// Capabilities is the client capabilities object; nil means a client
 	// like VS Code's (work-done progress, showMessage, documentChanges).
 	Capabilities any
+	// Settings, when set, answers workspace/configuration for the
+	// "agentls" section (read at each call).
+	Settings func() any
+	// ClientName is clientInfo.name; empty means "fake".
+	ClientName string
 	// InitOptions is sent as initializationOptions.
 	InitOptions any
 	// Server configures the server under test (its composition root).
@@ -49,6 +55,13 @@ type Options struct {
 	// AnswerQuestion answers an agentls/question: free text, or the
 	// options chosen; nil (or both empty) means the person dismissed it.
 	AnswerQuestion func(q Question) (text string, chosen []string)
+	// Review, when set, declares experimental.agentls.review and answers
+	// each agentls/review with its result (nil: deny).
+	Review func(r Review) any
+	// AsyncAnswer, when set, declares experimental.agentls.asyncAsk: each
+	// agentls/ask is answered with agentls.approve and the answer it
+	// returns ("" never answers).
+	AsyncAnswer func(a AsyncAsk) string
 	// BeforeApply runs when an applyEdit arrives, before it is applied
 	// (e.g. to type into the buffer first, as a person might).
 	BeforeApply func(e *Editor)
@@ -89,6 +102,50 @@ type Message struct {
 	Message string `json:"message"`
 }
 
+// Review is one agentls/review the server sent.
+type Review struct {
+	ID       string `json:"id"`
+	Message  string `json:"message"`
+	Path     string `json:"path"`
+	URI      string `json:"uri"`
+	Exists   bool   `json:"exists"`
+	Original string `json:"original"`
+	Proposed string `json:"proposed"`
+	Diff     string `json:"diff"`
+	Hunks    []struct {
+		ID       int    `json:"id"`
+		OldStart int    `json:"oldStart"`
+		OldLines int    `json:"oldLines"`
+		NewStart int    `json:"newStart"`
+		NewLines int    `json:"newLines"`
+		Diff     string `json:"diff"`
+	} `json:"hunks"`
+	Choices []struct {
+		Answer string `json:"answer"`
+		Title  string `json:"title"`
+	} `json:"choices"`
+}
+
+// AsyncAsk is one agentls/ask the server sent.
+type AsyncAsk struct {
+	ID         string `json:"id"`
+	Message    string `json:"message"`
+	Tool       string `json:"tool"`
+	Capability string `json:"capability"`
+	Diff       string `json:"diff"`
+	Choices    []struct {
+		Answer string `json:"answer"`
+		Title  string `json:"title"`
+	} `json:"choices"`
+}
+
+// AskDone is one agentls/askDone the server sent.
+type AskDone struct {
+	ID     string `json:"id"`
+	Answer string `json:"answer"`
+	Reason string `json:"reason"`
+}
+
 // Question is one agentls/question the server sent.
 type Question struct {
 	Question string   `json:"question"`
@@ -117,6 +174,9 @@ type Editor struct {
 	shows     []Message
 	asks      []Ask
 	questions []Question
+	reviews   []Review
+	asyncAsks []AsyncAsk
+	askDones  []AskDone
 	created   []string
 	versions  map[string]int32
 	applied   []json.RawMessage
@@ -130,12 +190,13 @@ func Connect(ctx context.Context, opts Options) *Editor {
 	if opts.Capabilities == nil {
 		opts.Capabilities = DefaultCapabilities
 	}
-	if opts.Plugin {
+	if opts.Plugin || opts.Review != nil || opts.AsyncAnswer != nil {
 		caps := map[string]any{}
 		for k, v := range opts.Capabilities.(map[string]any) {
 			caps[k] = v
 		}
-		caps["experimental"] = map[string]any{"agentls": map[string]any{"saveDocument": true, "question": true}}
+		caps["experimental"] = map[string]any{"agentls": map[string]any{"saveDocument": opts.Plugin, "question": opts.Plugin,
+			"review": opts.Review != nil, "asyncAsk": opts.AsyncAnswer != nil}}
 		opts.Capabilities = caps
 	}
 	clientSide, serverSide := net.Pipe()
@@ -221,6 +282,30 @@ func (e *Editor) dispatch(ctx context.Context, reply jsonrpc2.Replier, req jsonr
 			return reply(ctx, map[string]any{"saved": false}, nil)
 		}
 		return reply(ctx, map[string]any{"saved": true}, nil)
+	case lsp.MethodReview:
+		var r Review
+		_ = json.Unmarshal(req.Params(), &r)
+		e.record(func() { e.reviews = append(e.reviews, r) })
+		if e.opts.Review == nil {
+			return reply(ctx, nil, jsonrpc2.Errorf(jsonrpc2.MethodNotFound, "fake editor: %s not supported", req.Method()))
+		}
+		return reply(ctx, e.opts.Review(r), nil)
+	case lsp.MethodAsk:
+		var a AsyncAsk
+		_ = json.Unmarshal(req.Params(), &a)
+		e.record(func() { e.asyncAsks = append(e.asyncAsks, a) })
+		if e.opts.AsyncAnswer != nil {
+			// Out of band, as a plugin's prompt answers later.
+			go func() {
+				if ans := e.opts.AsyncAnswer(a); ans != "" {
+					_, _ = e.ExecuteCommand(ctx, lsp.CommandApprove, lsp.ApproveArgs{ID: a.ID, Answer: ans})
+				}
+			}()
+		}
+	case lsp.MethodAskDone:
+		var d AskDone
+		_ = json.Unmarshal(req.Params(), &d)
+		e.record(func() { e.askDones = append(e.askDones, d) })
 	case lsp.MethodQuestion:
 		var q Question
 		_ = json.Unmarshal(req.Params(), &q)
@@ -237,6 +322,11 @@ func (e *Editor) dispatch(ctx context.Context, reply jsonrpc2.Replier, req jsonr
 			return reply(ctx, map[string]any{"answer": nil}, nil)
 		}
 		return reply(ctx, map[string]any{"answer": text, "chosen": chosen}, nil)
+	case "workspace/configuration":
+		if e.opts.Settings == nil {
+			return reply(ctx, nil, jsonrpc2.Errorf(jsonrpc2.MethodNotFound, "fake editor: no settings"))
+		}
+		return reply(ctx, []any{e.opts.Settings()}, nil)
 	case "window/showDocument":
 		return reply(ctx, map[string]any{"success": true}, nil)
 	case "window/showMessageRequest":
@@ -287,7 +377,7 @@ func (e *Editor) Initialize(ctx context.Context) (json.RawMessage, error) {
 	}
 	params := map[string]any{
 		"processId":        nil,
-		"clientInfo":       map[string]string{"name": "fake", "version": "1"},
+		"clientInfo":       map[string]string{"name": cmp.Or(e.opts.ClientName, "fake"), "version": "1"},
 		"capabilities":     e.opts.Capabilities,
 		"workspaceFolders": folders,
 	}
@@ -566,6 +656,27 @@ func (e *Editor) Shows() []Message {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	return append([]Message(nil), e.shows...)
+}
+
+// Reviews returns every agentls/review the server sent.
+func (e *Editor) Reviews() []Review {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return append([]Review(nil), e.reviews...)
+}
+
+// AsyncAsks returns every agentls/ask the server sent.
+func (e *Editor) AsyncAsks() []AsyncAsk {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return append([]AsyncAsk(nil), e.asyncAsks...)
+}
+
+// AskDones returns every agentls/askDone the server sent.
+func (e *Editor) AskDones() []AskDone {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return append([]AskDone(nil), e.askDones...)
 }
 
 // Questions returns every agentls/question the server sent.
