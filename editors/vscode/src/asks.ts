@@ -45,13 +45,13 @@ export class Asks implements vscode.Disposable {
     this.opened(p.id, { kind: 'approve' }, { id: p.id, askKind: 'permission', message: p.message, warnings: p.warnings, diff: p.diff, choices: p.choices });
   }
 
+  /** agentls/askDone: answered here or elsewhere (another client, a code action), or closed (cancelled, timed out). */
   onAskDone(p: AskDoneParams): void {
-    if (p.answer) {
-      const title = this.chat.openAsk(p.id)?.choices.find((c) => c.answer === p.answer)?.title;
-      this.closed(p.id, 'answered', title ? `${title}` : answerWords[p.answer] ?? p.answer);
-    } else {
-      this.closed(p.id, 'closed', p.reason === 'timeout' ? 'timed out' : p.reason === 'cancelled' ? 'closed: the turn was cancelled' : `closed${p.reason ? ` (${p.reason})` : ''}`);
-    }
+    const title = p.answer ? this.chat.openAsk(p.id)?.choices.find((c) => c.answer === p.answer)?.title : undefined;
+    const words = p.answer ? title ?? answerWords[p.answer] ?? p.answer : 'closed: the turn was cancelled or the question timed out';
+    // A review answered elsewhere closes its diff editor too.
+    this.reviews.close(p.id, words);
+    this.closed(p.id, p.answer ? 'answered' : 'closed', words);
   }
 
   /** window/showMessageRequest: the choices are its actions; no actions is a plain message. */

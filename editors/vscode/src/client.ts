@@ -7,6 +7,7 @@ import * as vscode from 'vscode';
 import {
   CancellationToken,
   ClientCapabilities,
+  DidChangeConfigurationNotification,
   ExecuteCommandRequest,
   FeatureState,
   LanguageClient,
@@ -25,8 +26,8 @@ import {
 
 import { Binary, chooseBinary } from './binary';
 import { AgentEvent } from './events';
-import { AskDoneParams, AskParams, method, QuestionParams, QuestionResult, ReviewParams, ReviewResult } from './protocol';
-import { configurationSection, readSettings, serverSettings } from './settings';
+import { AskDoneParams, AskParams, method, serverCommand, QuestionParams, QuestionResult, ReviewParams, ReviewResult } from './protocol';
+import { configurationSection, readSettings, serverSettings, Settings } from './settings';
 
 /** What the server sends that the extension shows; each part handles its own. */
 export interface ServerHandlers {
@@ -37,6 +38,16 @@ export interface ServerHandlers {
   question(p: QuestionParams, token: CancellationToken): Promise<QuestionResult>;
   showMessageRequest(p: ShowMessageRequestParams, token: CancellationToken): Promise<MessageActionItem | null>;
   showMessage(p: ShowMessageParams): void;
+  /** agentls.ask from a code action (Fix with agent, Ask agent about selection…). */
+  codeActionAsk(arg: CodeActionAsk): Promise<unknown>;
+}
+
+/** agentls.ask's argument in a code action's command. */
+export interface CodeActionAsk {
+  prompt: string;
+  uri?: string;
+  range?: { start: { line: number; character: number }; end: { line: number; character: number } };
+  editPrompt?: boolean;
 }
 
 export type Lifecycle = 'starting' | 'running' | 'stopped';
@@ -63,6 +74,8 @@ class AgentlsFeature implements StaticFeature {
 export class AgentClient implements vscode.Disposable {
   private client: LanguageClient | undefined;
   private state: Lifecycle = 'stopped';
+  /** The settings the running server started with. */
+  private startedWith: Settings | undefined;
   /** Why the server is not running, when it could not start. */
   startError: string | undefined;
   /** The agentls output channel: one for the window, whatever the restarts. */
@@ -84,6 +97,7 @@ export class AgentClient implements vscode.Disposable {
 
   async start(): Promise<void> {
     const settings = readSettings();
+    this.startedWith = settings;
     const bin = chooseBinary({ setting: settings.path, extensionPath: this.extensionPath });
     const serverOptions: ServerOptions = { command: bin.command, args: ['serve', '--stdio'], transport: TransportKind.stdio };
     const clientOptions: LanguageClientOptions = {
@@ -92,6 +106,14 @@ export class AgentClient implements vscode.Disposable {
       outputChannel: this.output,
       revealOutputChannelOn: RevealOutputChannelOn.Never,
       middleware: {
+        // A code action's agentls.ask goes through the chat, which shows
+        // it (and asks for the question when editPrompt says so).
+        executeCommand: async (command, args, next) => {
+          if (command === serverCommand.ask && args.length === 1 && args[0] && typeof args[0] === 'object') {
+            return this.handlers.codeActionAsk(args[0] as CodeActionAsk);
+          }
+          return next(command, args);
+        },
         workspace: {
           // Every agentls section is answered from the user's settings
           // only, as the initializationOptions are.
@@ -205,6 +227,28 @@ export class AgentClient implements vscode.Disposable {
   /** The protocol form of a URI and range, for agentls.ask. */
   converter(): LanguageClient['code2ProtocolConverter'] | undefined {
     return this.client?.code2ProtocolConverter;
+  }
+
+  /** The VS Code form of the server's URIs and ranges. */
+  fromProtocol(): LanguageClient['protocol2CodeConverter'] | undefined {
+    return this.client?.protocol2CodeConverter;
+  }
+
+  /**
+   * The model or mode changed: the server reads them again at the next
+   * ask (workspace/didChangeConfiguration; the conversation goes on). A
+   * new binary, or a setting cleared that the server got at initialize
+   * (it would keep the old one), needs a restart: returns false then.
+   */
+  async settingsChanged(): Promise<boolean> {
+    const now = readSettings();
+    const was = this.startedWith;
+    const client = this.client;
+    if (!client || client.state !== State.Running || !was || now.path !== was.path || (was.model && !now.model) || (was.mode && !now.mode)) {
+      return false;
+    }
+    await client.sendNotification(DidChangeConfigurationNotification.type, { settings: null });
+    return true;
   }
 
   private setState(s: Lifecycle): void {

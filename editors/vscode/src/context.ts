@@ -6,7 +6,7 @@ import * as vscode from 'vscode';
 
 export interface PromptContext {
   uri: vscode.Uri;
-  selection?: vscode.Selection;
+  range?: vscode.Range;
   /** "main.go" or "main.go:10-14". */
   label: string;
 }
@@ -50,7 +50,17 @@ export class EditorContext implements vscode.Disposable {
     // A selection ending at the start of a line does not include that line.
     const end = sel.end.character === 0 && sel.end.line > sel.start.line ? sel.end.line - 1 : sel.end.line;
     const lines = sel.start.line === end ? `${sel.start.line + 1}` : `${sel.start.line + 1}-${end + 1}`;
-    return { uri: e.document.uri, selection: sel, label: `${label}:${lines}` };
+    return { uri: e.document.uri, range: sel, label: `${label}:${lines}` };
+  }
+
+  /** The context of a file and range given by the server (a code action). */
+  static of(uri: vscode.Uri, range: vscode.Range | undefined): PromptContext {
+    const label = vscode.workspace.asRelativePath(uri, false);
+    if (!range) {
+      return { uri, label };
+    }
+    const lines = range.start.line === range.end.line ? `${range.start.line + 1}` : `${range.start.line + 1}-${range.end.line + 1}`;
+    return { uri, range, label: `${label}:${lines}` };
   }
 
   private take(e: vscode.TextEditor | undefined): void {

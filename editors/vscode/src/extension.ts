@@ -11,8 +11,8 @@ import { Asks } from './asks';
 import { Chat, ChatActions } from './chat/chat';
 import { ChatStore } from './chat/store';
 import { ChatView } from './chat/view';
-import { AgentClient, message } from './client';
-import { EditorContext } from './context';
+import { AgentClient, CodeActionAsk, message } from './client';
+import { EditorContext, PromptContext } from './context';
 import { AgentEvent, SessionState, Status } from './events';
 import { mentionFiles } from './mentions';
 import { AskArgs, AskReply, RevertReply, serverCommand, SessionInfo } from './protocol';
@@ -45,6 +45,8 @@ class Agentls implements vscode.Disposable, ChatActions {
   private readonly statusBar: StatusBar;
   private readonly editorContext = new EditorContext();
   private restartAfterTurn = false;
+  /** The context a code action gave the next prompt (instead of the editor's). */
+  private pinned: PromptContext | undefined;
   /** When the last turn ended: the server's message about it follows. */
   private turnEndedAt = 0;
   /** The next ask names the chat's session: the server restarted, or another session was picked. */
@@ -62,6 +64,7 @@ class Agentls implements vscode.Disposable, ChatActions {
       question: (p, token) => this.asks.question(p, token),
       showMessageRequest: (p, token) => this.asks.showMessageRequest(p, token),
       showMessage: (p) => this.showMessage(p.type, p.message),
+      codeActionAsk: (a) => this.codeActionAsk(a),
     });
     this.statusBar = new StatusBar({ showChat: command.showChat, answer: command.answer, restart: command.restart, revert: command.revertLastTurn });
     this.chat.connect(this);
@@ -71,7 +74,10 @@ class Agentls implements vscode.Disposable, ChatActions {
   register(): void {
     const reg = (id: string, fn: (...args: never[]) => unknown) => this.disposables.push(vscode.commands.registerCommand(id, fn));
     reg(command.ask, () => this.chat.focusPrompt());
-    reg(command.askSelection, () => this.chat.focusPrompt());
+    reg(command.askSelection, () => {
+      const ctx = this.editorContext.current();
+      return this.chat.focusPrompt(undefined, ctx ? `Ask about ${ctx.label}…` : undefined);
+    });
     reg(command.cancel, () => this.cancel());
     reg(command.revertLastTurn, () => this.revert());
     reg(command.sessions, () => this.sessions());
@@ -85,10 +91,10 @@ class Agentls implements vscode.Disposable, ChatActions {
       vscode.window.registerWebviewViewProvider(ChatView.viewId, this.chat.view, { webviewOptions: { retainContextWhenHidden: true } }),
       vscode.workspace.onDidChangeConfiguration((e) => {
         if (restrictedSettings.some((s) => e.affectsConfiguration(s))) {
-          this.settingsChanged();
+          void this.settingsChanged();
         }
       }),
-      vscode.workspace.onDidGrantWorkspaceTrust(() => this.settingsChanged()),
+      vscode.workspace.onDidGrantWorkspaceTrust(() => void this.settingsChanged()),
       this.client.onDidChangeState((s) => {
         if (s !== 'running') {
           this.state.reset();
@@ -117,13 +123,14 @@ class Agentls implements vscode.Disposable, ChatActions {
   // --- ChatActions: what the chat view asks for ---
 
   async ask(prompt: string, withContext: boolean): Promise<boolean> {
-    const ctx = withContext ? this.editorContext.current() : undefined;
+    const ctx = withContext ? this.pinned ?? this.editorContext.current() : undefined;
     this.chat.addUser(prompt, ctx?.label);
     const arg: AskArgs = { prompt };
     const sessionId = this.resume ? this.chat.sessionId : undefined;
     try {
       const reply = await this.sendAsk(arg, ctx, sessionId);
       this.resume = false;
+      this.pinned = undefined;
       this.chat.setSession(reply.sessionId);
       if (reply.turnId) {
         this.state.onAsked(reply.turnId, reply.sessionId);
@@ -142,8 +149,8 @@ class Agentls implements vscode.Disposable, ChatActions {
     const conv = this.client.converter();
     if (ctx && conv) {
       arg.uri = conv.asUri(ctx.uri);
-      if (ctx.selection) {
-        arg.range = conv.asRange(ctx.selection);
+      if (ctx.range) {
+        arg.range = conv.asRange(ctx.range);
       }
     }
     if (!sessionId) {
@@ -159,6 +166,25 @@ class Agentls implements vscode.Disposable, ChatActions {
       this.chat.addNotice('warning', `The earlier session could not be continued (${m}); this prompt starts a new one.`);
       return this.client.execute<AskReply>(serverCommand.ask, [arg]);
     }
+  }
+
+  /**
+   * A code action's ask: "Fix with agent" goes as it is, shown in the
+   * chat; "Ask agent about …" (editPrompt) puts its place in the prompt's
+   * context and waits for the person's question, the canned one as hint.
+   */
+  private async codeActionAsk(a: CodeActionAsk): Promise<unknown> {
+    const conv = this.client.fromProtocol();
+    const uri = a.uri && conv ? conv.asUri(a.uri) : this.editorContext.current()?.uri;
+    const ctx = uri ? EditorContext.of(uri, a.range && conv ? conv.asRange(a.range) : undefined) : undefined;
+    this.pinned = ctx;
+    this.updateStatus();
+    if (a.editPrompt) {
+      await this.chat.focusPrompt(undefined, a.prompt);
+      return { prompted: true };
+    }
+    await this.chat.view.reveal(true);
+    return this.ask(a.prompt, true);
   }
 
   answer(id: string, answer: string, extra: { text?: string; chosen?: string[] }): void {
@@ -314,17 +340,26 @@ class Agentls implements vscode.Disposable, ChatActions {
     await this.client.restart();
   }
 
-  /** The model, mode and binary are read when the server starts: restart it (the chat's session goes on). */
-  private settingsChanged(): void {
+  /**
+   * The model and mode apply at the next prompt (the server reads them
+   * again); a new binary needs a restart, after the running turn. The
+   * chat's conversation goes on either way.
+   */
+  private async settingsChanged(): Promise<void> {
     this.warnIgnoredSettings();
-    if (this.state.busy) {
-      this.restartAfterTurn = true;
-      this.chat.addNotice('info', 'The new agentls settings apply when the running turn ends.');
+    const s = readSettings();
+    const what = [s.model ? `the model ${s.model}` : '', s.mode ? `${s.mode} mode` : ''].filter((x) => x).join(' and ');
+    if (await this.client.settingsChanged()) {
+      this.chat.addNotice('info', `Settings changed: the next prompt uses ${what || "agentls's own configuration"}.`);
       return;
     }
-    const s = readSettings();
-    this.chat.addNotice('info', `Settings changed: restarting agentls${s.model ? ` with the model ${s.model}` : ''}.`);
-    void this.restart();
+    if (this.state.busy) {
+      this.restartAfterTurn = true;
+      this.chat.addNotice('info', 'Settings changed: agentls restarts with them when the running turn ends.');
+      return;
+    }
+    this.chat.addNotice('info', `Settings changed: restarting agentls${what ? ` with ${what}` : ''}.`);
+    await this.restart();
   }
 
   private warnIgnoredSettings(): void {
@@ -346,7 +381,7 @@ class Agentls implements vscode.Disposable, ChatActions {
     const status = this.status();
     const view = { status, step: this.state.step, revertTurnId: this.state.changedTurnId, startError: this.client.startError };
     this.statusBar.update(view);
-    this.chat.setStatus({ status, step: view.step, revertTurnId: view.revertTurnId, context: this.editorContext.current()?.label });
+    this.chat.setStatus({ status, step: view.step, revertTurnId: view.revertTurnId, context: (this.pinned ?? this.editorContext.current())?.label });
   }
 
   dispose(): void {

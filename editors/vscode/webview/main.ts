@@ -37,6 +37,7 @@ document.getElementById('app')!.innerHTML = `
 </footer>`;
 
 const log = byId<HTMLElement>('log');
+const defaultPlaceholder = byId<HTMLTextAreaElement>('prompt').placeholder;
 const nodes = new Map<string, HTMLElement>();
 let sending = false;
 
@@ -143,6 +144,7 @@ window.addEventListener('message', (ev: MessageEvent<ToView>) => {
       byId<HTMLButtonElement>('send').disabled = false;
       if (m.ok) {
         prompt.sent(m.prompt);
+        prompt.box.placeholder = defaultPlaceholder;
       }
       prompt.box.focus();
       return;
@@ -153,6 +155,7 @@ window.addEventListener('message', (ev: MessageEvent<ToView>) => {
       if (m.text !== undefined && prompt.box.value.trim() === '') {
         prompt.set(m.text);
       }
+      prompt.box.placeholder = m.placeholder ?? defaultPlaceholder;
       prompt.box.focus();
       return;
   }

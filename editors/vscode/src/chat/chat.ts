@@ -35,7 +35,7 @@ export class Chat implements vscode.Disposable {
   private saveTimer: NodeJS.Timeout | undefined;
   private draftTimer: NodeJS.Timeout | undefined;
   private actions: ChatActions | undefined;
-  private pendingFocus: { text?: string } | undefined;
+  private pendingFocus: { text?: string; placeholder?: string } | undefined;
 
   constructor(
     extensionUri: vscode.Uri,
@@ -125,13 +125,13 @@ export class Chat implements vscode.Disposable {
     this.reset();
   }
 
-  /** Focuses the prompt, optionally with text to start from. */
-  async focusPrompt(text?: string): Promise<void> {
+  /** Focuses the prompt, optionally with text to start from or a hint of what to ask. */
+  async focusPrompt(text?: string, placeholder?: string): Promise<void> {
     // A view not drawn yet gets the focus once its page is ready.
-    this.pendingFocus = { text };
+    this.pendingFocus = { text, placeholder };
     await this.view.reveal(false);
     if (this.view.live) {
-      this.view.post({ type: 'focus', text });
+      this.view.post({ type: 'focus', text, placeholder });
       this.pendingFocus = undefined;
     }
   }

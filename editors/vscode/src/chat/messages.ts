@@ -26,7 +26,7 @@ export type ToView =
   | { type: 'asked'; prompt: string; ok: boolean }
   | { type: 'mentions'; query: string; files: string[] }
   /** Put the cursor in the prompt, optionally with text. */
-  | { type: 'focus'; text?: string };
+  | { type: 'focus'; text?: string; placeholder?: string };
 
 /** Webview → extension. */
 export type FromView =

@@ -124,6 +124,11 @@ export class Reviews implements vscode.TextDocumentContentProvider, vscode.CodeL
     }
   }
 
+  /** Ends a review that was answered or closed elsewhere; its request is answered null (no longer read). */
+  close(id: string, words: string): void {
+    this.finish(id, null, words);
+  }
+
   /** The one review left pending, when there is exactly one. */
   only(): string | undefined {
     return this.open.size === 1 ? [...this.open.keys()][0] : undefined;
@@ -200,8 +205,10 @@ export class Reviews implements vscode.TextDocumentContentProvider, vscode.CodeL
       new vscode.CodeLens(top, { title: `Accept all ${total}`, command: reviewCommand.acceptAll, arguments: [id] }),
       new vscode.CodeLens(top, { title: 'Reject all', command: reviewCommand.rejectAll, arguments: [id] }),
     ];
+    // Grants in short (lenses share one line); the tooltip and the chat have the full words.
     for (const c of d.params.choices ?? []) {
-      lenses.push(new vscode.CodeLens(top, { title: `Accept all and ${lowerFirst(c.title)}`, command: reviewCommand.acceptAll, arguments: [id, c.answer] }));
+      const short = c.answer === 'allow_session' ? 'Accept all + this session' : c.answer === 'allow_always' ? 'Accept all + always' : `Accept all + ${lowerFirst(c.title)}`;
+      lenses.push(new vscode.CodeLens(top, { title: short, tooltip: `Accept all and ${lowerFirst(c.title)}`, command: reviewCommand.acceptAll, arguments: [id, c.answer] }));
     }
     for (const h of d.hunks) {
       const line = lensLine(h, doc.lineCount);
