@@ -455,13 +455,22 @@ test('Chat: a streamed answer, the ask inline with full labels, tool output and 
     await ed.entries('assistant', 'is there now').waitFor();
     await ed.entries('tool', 'cat missing.txt').waitFor();
     await ed.screenshot('3-after-reload');
+
   });
 });
 
-test('The QuickPick answers a question too: Deny ends the turn, nothing runs', { timeout: 180_000 }, async () => {
+test('The agent\'s question answered in the chat; the QuickPick answers too: Deny ends the turn, nothing runs', { timeout: 180_000 }, async () => {
   await withEditor('deny', async (ed) => {
     await ed.waitStatus('agentls: idle');
     await ed.askInChat(prompt);
+    // The question tool: its options inline, with free text beside them.
+    const question = ed.openAsk('Create hello.txt in the workspace root?');
+    await question.waitFor();
+    assertNotCut(await ed.choiceWidths(question));
+    await question.locator('textarea').waitFor();
+    await ed.choice(question, 'Yes, create it').click();
+    await ed.chat().locator('.entry.ask.ask-answered', { hasText: 'Yes, create it' }).waitFor();
+
     await ed.openAsk('wants to run').waitFor();
     await ed.waitStatus('agentls: waiting for you');
     // The status bar item opens the QuickPick with the same choices.
@@ -475,7 +484,7 @@ test('The QuickPick answers a question too: Deny ends the turn, nothing runs', {
     await ed.waitStatus('agentls: idle');
     await ed.screenshot('2-after-deny');
     assert.equal(fs.existsSync(hello(ed)), false);
-  });
+  }, {}, { script: 'question.json' });
 });
 
 test('Cancel while the agent waits for you: the question closes, the turn ends, nothing runs', { timeout: 180_000 }, async () => {
@@ -498,7 +507,22 @@ test('Review in the diff editor: one hunk of two accepted, the model told the ot
     async (ed) => {
       await ed.waitStatus('agentls: idle');
       await ed.openFile('notes.txt', 'alpha: first line');
-      await ed.askInChat('Tidy notes.txt');
+      // Select the first line and ask about it from the editor's context menu: the question is the person's.
+      await ed.page.keyboard.press('Control+Home');
+      await ed.page.keyboard.press('Shift+End');
+      await ed.page.locator('.part.editor .view-line', { hasText: 'alpha: first line' }).first().click({ button: 'right' });
+      // Monaco's menu can miss a click that comes before the pointer moved over it: hover first, Enter if it stays.
+      const item = ed.page.locator('.context-view .action-label', { hasText: 'Ask About Selection' });
+      await item.hover();
+      await item.click();
+      if (await item.isVisible().catch(() => false)) {
+        await ed.page.keyboard.press('Enter');
+      }
+      const box = ed.chat().locator('#prompt');
+      await waitFor('the chat prompt to ask about the selection', async () => (await box.getAttribute('placeholder')) === 'Ask about notes.txt:1…' && box.evaluate((e) => document.activeElement === e));
+      await ed.chat().locator('#context-label', { hasText: 'with notes.txt:1' }).waitFor();
+      await ed.page.keyboard.type('Tidy notes.txt');
+      await ed.page.keyboard.press('Enter');
 
       // The diff editor: current text left, proposal right, a lens per hunk.
       await ed.page.locator('.tabs-container .tab', { hasText: "agentls's change (2 hunks)" }).waitFor();
@@ -573,6 +597,13 @@ test('agentls.model set in the user settings of a running code-server window app
       await ed.entries('assistant', 'Hello from the replay model').locator('li', { hasText: 'no window reload' }).waitFor();
       assert.equal(await box.inputValue(), '');
       await ed.screenshot('3-answer-after-settings');
+
+      // The session is stored: Resume Session… lists it, as the one shown.
+      await ed.page.locator('.action-label[aria-label^="Resume Session"]').first().click();
+      await ed.page.locator('.quick-input-list .monaco-list-row', { hasText: 'Who answers?' }).filter({ hasText: 'shown now' }).waitFor();
+      await ed.screenshot('4-sessions');
+      await ed.page.keyboard.press('Escape');
+
     },
     { 'agentls.model': undefined },
     { script: 'answer.json' },

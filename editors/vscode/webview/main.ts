@@ -75,8 +75,8 @@ function nearBottom(): boolean {
   return log.scrollTop + log.clientHeight >= log.scrollHeight - 48;
 }
 
-/** Draws entries: new ones at the end, changed ones in place (details keep their open state). */
-function upsert(entries: Entry[]): void {
+/** Draws entries: new ones at the end, changed ones in place (details keep their open state); order, when given, is the order. */
+function upsert(entries: Entry[], order?: string[]): void {
   const stick = nearBottom();
   for (const e of entries) {
     const node = renderEntry(e, actions);
@@ -90,6 +90,12 @@ function upsert(entries: Entry[]): void {
       log.appendChild(node);
     }
     nodes.set(e.id, node);
+  }
+  for (const id of order ?? []) {
+    const n = nodes.get(id);
+    if (n) {
+      log.appendChild(n);
+    }
   }
   byId('empty').hidden = nodes.size > 0;
   if (stick) {
@@ -134,7 +140,7 @@ window.addEventListener('message', (ev: MessageEvent<ToView>) => {
       showStatus(m.status);
       return;
     case 'entries':
-      upsert(m.entries);
+      upsert(m.entries, m.order);
       return;
     case 'status':
       showStatus(m.status);

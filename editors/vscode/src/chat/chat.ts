@@ -148,7 +148,8 @@ export class Chat implements vscode.Disposable {
     if (entries.length === 0) {
       return;
     }
-    this.view.post({ type: 'entries', entries });
+    const order = this.transcript.takeMoved() ? this.transcript.entries.map((e) => e.id) : undefined;
+    this.view.post({ type: 'entries', entries, order });
     this.saveSoon();
   }
 

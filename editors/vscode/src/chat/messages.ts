@@ -20,7 +20,8 @@ export interface ChatStatus {
 /** Extension → webview. */
 export type ToView =
   | { type: 'reset'; entries: Entry[]; status: ChatStatus; draft: string; history: string[] }
-  | { type: 'entries'; entries: Entry[] }
+  /** order: every entry's id in order, when one went in above the end. */
+  | { type: 'entries'; entries: Entry[]; order?: string[] }
   | { type: 'status'; status: ChatStatus }
   /** The ask was sent: clear the prompt (else it stays, with the error shown). */
   | { type: 'asked'; prompt: string; ok: boolean }

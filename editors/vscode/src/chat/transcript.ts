@@ -17,6 +17,8 @@ const settingNames = ['agentls.model', 'agentls.path', 'agentls.permissions.mode
 export class Transcript {
   private list: Entry[];
   private nextId = 1;
+  /** An entry went in above the end since takeMoved. */
+  private moved = false;
 
   constructor(entries: Entry[] = []) {
     this.list = [...entries];
@@ -47,6 +49,13 @@ export class Transcript {
       }
       return e;
     });
+  }
+
+  /** Whether an entry went in above the end (the view must follow the order) since the last call. */
+  takeMoved(): boolean {
+    const m = this.moved;
+    this.moved = false;
+    return m;
   }
 
   get(id: string): Entry | undefined {
@@ -228,7 +237,23 @@ export class Transcript {
     return undefined;
   }
 
+  /**
+   * Adds an entry at the end, but above the questions still open: they
+   * stay last, where the person answers them (a question can reach the
+   * editor before the events of the step that asks it).
+   */
   private push<T extends Entry>(e: T): T {
+    let at = this.list.length;
+    if (!(e.kind === 'ask' && e.state === 'open')) {
+      while (at > 0 && isOpenAsk(this.list[at - 1])) {
+        at--;
+      }
+    }
+    if (at < this.list.length) {
+      this.list.splice(at, 0, e);
+      this.moved = true;
+      return e;
+    }
     this.list.push(e);
     if (this.list.length > maxEntries * 2) {
       this.list = this.list.slice(-maxEntries);
@@ -239,6 +264,10 @@ export class Transcript {
   private id(): string {
     return `e${this.nextId++}`;
   }
+}
+
+function isOpenAsk(e: Entry): boolean {
+  return e.kind === 'ask' && e.state === 'open';
 }
 
 function toolEntry(id: string, e: AgentEvent): ToolEntry {

@@ -120,3 +120,18 @@ test('exitCode reads "Exit code: N" lines only', () => {
   assert.equal(exitCode('Exit code: 2\n\nThe full output is saved in /x'), 2);
   assert.equal(exitCode('print("Exit code: 3") in a file'), undefined);
 });
+
+test('Transcript: an open question stays last; what comes meanwhile goes above it', () => {
+  const t = new Transcript();
+  t.addAsk({ id: 'q1', askKind: 'question', message: 'Which?', choices: [] });
+  assert.equal(t.takeMoved(), false);
+  t.onEvent({ ...turn, type: 'text', text: 'I need to know.' });
+  t.onEvent({ ...turn, type: 'tool_call', id: 'call_1', name: 'question', title: 'question' });
+  assert.equal(t.takeMoved(), true);
+  assert.equal(t.takeMoved(), false);
+  assert.deepEqual(t.entries.map((e) => e.kind), ['assistant', 'tool', 'ask']);
+  t.closeAsk('q1', 'answered', 'A');
+  t.onEvent({ ...turn, type: 'text', text: 'Thanks.' });
+  assert.deepEqual(t.entries.map((e) => e.kind), ['assistant', 'tool', 'ask', 'assistant']);
+  assert.equal(t.takeMoved(), false);
+});
