@@ -456,6 +456,23 @@ test('Chat: a streamed answer, the ask inline with full labels, tool output and 
     await ed.entries('tool', 'cat missing.txt').waitFor();
     await ed.screenshot('3-after-reload');
 
+    // The prompt: Up brings back the last prompt (kept across the reload), @ offers workspace
+    // files, Shift+Enter breaks the line without sending.
+    const box = ed.chat().locator('#prompt');
+    await box.click();
+    await ed.page.keyboard.press('ArrowUp');
+    await waitFor('Up to bring back the last prompt', async () => (await box.inputValue()) === prompt);
+    await ed.page.keyboard.press('Control+A');
+    await ed.page.keyboard.type('Look at @greet');
+    await ed.chat().locator('#mentions .mention', { hasText: 'greeting.txt' }).waitFor();
+    await ed.screenshot('4-file-mention');
+    await ed.page.keyboard.press('Tab');
+    await ed.page.keyboard.press('Shift+Enter');
+    await ed.page.keyboard.type('and say hi');
+    assert.equal(await box.inputValue(), 'Look at @greeting.txt \nand say hi');
+    assert.equal(await ed.entries('user').count(), 1);
+    await ed.page.keyboard.press('Control+A');
+    await ed.page.keyboard.press('Delete');
   });
 });
 
@@ -604,6 +621,15 @@ test('agentls.model set in the user settings of a running code-server window app
       await ed.screenshot('4-sessions');
       await ed.page.keyboard.press('Escape');
 
+      // New Chat empties the chat; resuming the session brings its transcript back.
+      await ed.page.locator('.action-label[aria-label^="New Chat"]').first().click();
+      await waitFor('the new chat to be empty', async () => (await ed.entries('assistant').count()) === 0);
+      await ed.waitStatus('agentls: idle');
+      await ed.page.locator('.action-label[aria-label^="Resume Session"]').first().click();
+      await ed.page.locator('.quick-input-list .monaco-list-row', { hasText: 'Who answers?' }).click();
+      await ed.entries('notice', 'Resumed this session').waitFor();
+      await ed.entries('assistant', 'Hello from the replay model').waitFor();
+      await ed.screenshot('5-resumed');
     },
     { 'agentls.model': undefined },
     { script: 'answer.json' },
