@@ -411,6 +411,9 @@ test('Chat: a streamed answer, the ask inline with full labels, tool output and 
     const ask = ed.openAsk('wants to run');
     await ask.waitFor({ state: 'visible' });
     assert.match(await ask.innerText(), /touch hello\.txt/);
+    // The quoted command is drawn as code, not with its backticks.
+    await ask.locator('.ask-message code', { hasText: 'touch hello.txt' }).waitFor();
+    assert.doesNotMatch(await ask.locator('.ask-message').innerText(), /`/);
     await ed.choice(ask, 'Allow').waitFor();
     await ed.choice(ask, 'Deny').waitFor();
     const widths = await ed.choiceWidths(ask);
@@ -528,11 +531,13 @@ test('Review in the diff editor: one hunk of two accepted, the model told the ot
       await ed.page.keyboard.press('Control+Home');
       await ed.page.keyboard.press('Shift+End');
       await ed.page.locator('.part.editor .view-line', { hasText: 'alpha: first line' }).first().click({ button: 'right' });
-      // Monaco's menu can miss a click that comes before the pointer moved over it: hover first, Enter if it stays.
+      // Monaco's menu can miss a click that comes before the pointer moved over it: hover first;
+      // Enter (the item has the focus) only when the menu is still open a while after the click.
       const item = ed.page.locator('.context-view .action-label', { hasText: 'Ask About Selection' });
       await item.hover();
       await item.click();
-      if (await item.isVisible().catch(() => false)) {
+      const closed = await item.waitFor({ state: 'hidden', timeout: 3000 }).then(() => true, () => false);
+      if (!closed) {
         await ed.page.keyboard.press('Enter');
       }
       const box = ed.chat().locator('#prompt');

@@ -27,6 +27,18 @@ function el<K extends keyof HTMLElementTagNameMap>(tag: K, cls?: string, text?: 
   return e;
 }
 
+/**
+ * Fills node with text whose `backticked` parts are code: the server's
+ * questions quote commands and paths that way. Nothing else is markdown
+ * there (a path like __init__.py stays as it is).
+ */
+function codeSpans(node: HTMLElement, text: string): HTMLElement {
+  text.split(/`([^`\n]+)`/).forEach((part, i) => {
+    node.appendChild(i % 2 === 1 ? el('code', '', part) : document.createTextNode(part));
+  });
+  return node;
+}
+
 function button(label: string, cls: string, onClick: () => void): HTMLButtonElement {
   const b = el('button', cls, label);
   b.type = 'button';
@@ -134,7 +146,7 @@ function tool(e: ToolEntry): HTMLElement {
 
 function ask(e: AskEntry, act: RenderActions): HTMLElement {
   const d = el('div', `entry ask ${e.askKind} ask-${e.state}`);
-  d.appendChild(el('div', 'ask-message', e.message));
+  d.appendChild(codeSpans(el('div', 'ask-message'), e.message));
   for (const w of e.warnings ?? []) {
     d.appendChild(el('div', 'warning', `⚠ ${w}`));
   }
