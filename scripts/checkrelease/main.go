@@ -198,7 +198,8 @@ func checkVSIX(path, target, version string, binary []byte, windows bool) error 
 	for _, f := range z.File {
 		files[f.Name] = f
 	}
-	for _, name := range []string{"extension.vsixmanifest", "extension/package.json", "extension/dist/extension.js"} {
+	// The chat view's page (the webview bundle and its styles) is staged apart from the extension.
+	for _, name := range []string{"extension.vsixmanifest", "extension/package.json", "extension/dist/extension.js", "extension/dist/webview.js", "extension/dist/webview.css"} {
 		if files[name] == nil {
 			return fmt.Errorf("no %s", name)
 		}
@@ -219,10 +220,31 @@ func checkVSIX(path, target, version string, binary []byte, windows bool) error 
 		return err
 	}
 	var pkg struct {
-		Version string `json:"version"`
+		Version     string `json:"version"`
+		Icon        string `json:"icon"`
+		Contributes struct {
+			ViewsContainers map[string][]struct {
+				Icon string `json:"icon"`
+			} `json:"viewsContainers"`
+		} `json:"contributes"`
 	}
 	if err := json.Unmarshal(pkgJSON, &pkg); err != nil {
 		return fmt.Errorf("extension/package.json: %v", err)
+	}
+	// Every icon package.json names is in the package (a missing one shows blank in VS Code).
+	icons := []string{pkg.Icon}
+	for _, list := range pkg.Contributes.ViewsContainers {
+		for _, c := range list {
+			icons = append(icons, c.Icon)
+		}
+	}
+	for _, icon := range icons {
+		if icon == "" {
+			continue
+		}
+		if files["extension/"+strings.TrimPrefix(icon, "./")] == nil {
+			return fmt.Errorf("package.json names the icon %s, which is not in the package", icon)
+		}
 	}
 	if m := regexp.MustCompile(`^v?(\d+\.\d+\.\d+(-[0-9A-Za-z.-]+)?)$`).FindStringSubmatch(version); m != nil && pkg.Version != m[1] {
 		return fmt.Errorf("extension version %q, want %q (from %s)", pkg.Version, m[1], version)

@@ -1,461 +1,387 @@
-// The agentls VS Code extension: starts `agentls serve --stdio` as a
-// language server, asks it things (agentls.ask), shows the transcript and a
-// status bar item from its agentls/event notifications, and saves documents
-// when the server asks (agentls/saveDocument). See docs/editors/vscode.md.
+// The agentls VS Code extension: runs `agentls serve --stdio` as a
+// language server (client.ts) and puts the agent in a chat view
+// (chat/), with its questions inline (asks.ts), reviews in the diff
+// editor (review/), its step and a Revert in the status bar (status.ts).
+// This file wires them together and holds the commands. See
+// docs/editors/vscode.md.
 
 import * as vscode from 'vscode';
-import {
-  ClientCapabilities,
-  ExecuteCommandRequest,
-  FeatureState,
-  LanguageClient,
-  LanguageClientOptions,
-  MessageActionItem,
-  MessageType,
-  RevealOutputChannelOn,
-  ServerOptions,
-  ShowMessageRequest,
-  ShowMessageRequestParams,
-  State,
-  StaticFeature,
-  TransportKind,
-} from 'vscode-languageclient/node';
 
-import { Binary, chooseBinary } from './binary';
-import { AgentEvent, formatEvent, SessionState, Status } from './events';
+import { Asks } from './asks';
+import { Chat, ChatActions } from './chat/chat';
+import { ChatStore } from './chat/store';
+import { ChatView } from './chat/view';
+import { AgentClient, CodeActionAsk, message } from './client';
+import { EditorContext, PromptContext } from './context';
+import { AgentEvent, SessionState, Status } from './events';
+import { mentionFiles } from './mentions';
+import { AskArgs, AskReply, RevertReply, serverCommand, SessionInfo } from './protocol';
+import { ignoredWorkspaceSettings, openSettings, readSettings, restrictedSettings } from './settings';
+import { StatusBar } from './status';
 
-/** Server commands (docs/protocol.md). */
-const serverCommand = {
-  ask: 'agentls.ask',
-  cancel: 'agentls.cancel',
-  revertTurn: 'agentls.revertTurn',
-} as const;
-
-/**
- * The extension's own command ids. They differ from the server's command
- * ids, which vscode-languageclient registers itself.
- */
-const command = {
+/** The extension's own command ids (the server's are agentls.*, registered by the language client). */
+export const command = {
   ask: 'agentls.vscode.ask',
+  askSelection: 'agentls.vscode.askSelection',
   cancel: 'agentls.vscode.cancel',
   revertLastTurn: 'agentls.vscode.revertLastTurn',
-  showTranscript: 'agentls.vscode.showTranscript',
+  sessions: 'agentls.vscode.sessions',
+  newChat: 'agentls.vscode.newChat',
+  answer: 'agentls.vscode.answer',
+  showChat: 'agentls.vscode.showChat',
+  showLog: 'agentls.vscode.showLog',
   restart: 'agentls.vscode.restartServer',
+  openSettings: 'agentls.vscode.openSettings',
 } as const;
 
-/** Settings that only a person's user (or machine) settings may set. */
-export const restrictedSettings = ['agentls.path', 'agentls.model', 'agentls.permissions.mode'];
+/** How long after a turn's end a server message is taken for its end message (ms). */
+const turnEndMessageWindow = 2000;
 
-interface Settings {
-  /** agentls.path; undefined: not set (see binary.ts for what runs then). */
-  path: string | undefined;
-  model: string | undefined;
-  mode: string | undefined;
-}
-
-/**
- * readSettings reads the security-relevant settings from the user's own
- * settings only. Their scopes already keep a workspace's .vscode/settings.json
- * out; reading globalValue makes sure of it.
- */
-function readSettings(): Settings {
-  const cfg = vscode.workspace.getConfiguration('agentls');
-  const user = <T>(key: string): T | undefined => {
-    const v = cfg.inspect<T>(key);
-    return v?.globalValue;
-  };
-  const bin = (user<string>('path') ?? '').trim() || undefined;
-  const model = (user<string>('model') ?? '').trim() || undefined;
-  let mode = user<string>('permissions.mode');
-  // In Restricted Mode the agent never runs in auto mode.
-  if (mode === 'auto' && !vscode.workspace.isTrusted) {
-    mode = 'smart';
-  }
-  return { path: bin, model, mode };
-}
-
-/** The settings the server gets: initializationOptions and workspace/configuration. */
-function serverSettings(s: Settings): Record<string, unknown> {
-  const out: Record<string, unknown> = {};
-  if (s.model) {
-    out.model = s.model;
-  }
-  if (s.mode) {
-    out.permissions = { mode: s.mode };
-  }
-  return out;
-}
-
-/** Announces the agentls/saveDocument request (capabilities.experimental.agentls). */
-class SaveDocumentFeature implements StaticFeature {
-  fillClientCapabilities(capabilities: ClientCapabilities): void {
-    const experimental = (capabilities.experimental ??= {}) as Record<string, unknown>;
-    const agentls = (experimental.agentls ??= {}) as Record<string, unknown>;
-    agentls.saveDocument = true;
-  }
-  initialize(): void {}
-  getState(): FeatureState {
-    return { kind: 'static' };
-  }
-  clear(): void {}
-}
-
-interface AskResult {
-  sessionId: string;
-  turnId: string;
-}
-
-interface RevertResult {
-  turnId?: string;
-  restored?: string[];
-  skipped?: Array<{ path?: string; Path?: string; reason?: string; Reason?: string }>;
-}
-
-class Agentls implements vscode.Disposable {
-  private client: LanguageClient | undefined;
-  private readonly transcript: vscode.OutputChannel;
-  private readonly statusItem: vscode.StatusBarItem;
+class Agentls implements vscode.Disposable, ChatActions {
   private readonly state = new SessionState();
-  private lifecycle: 'starting' | 'running' | 'stopped' = 'stopped';
-  private startError: string | undefined;
+  private readonly chat: Chat;
+  private readonly asks: Asks;
+  private readonly client: AgentClient;
+  private readonly statusBar: StatusBar;
+  private readonly editorContext = new EditorContext();
   private restartAfterTurn = false;
+  /** The context a code action gave the next prompt (instead of the editor's). */
+  private pinned: PromptContext | undefined;
+  /** When the last turn ended: the server's message about it follows. */
+  private turnEndedAt = 0;
+  /** The next ask names the chat's session: the server restarted, or another session was picked. */
+  private resume = true;
   private readonly disposables: vscode.Disposable[] = [];
 
-  constructor(private readonly extensionPath: string) {
-    this.transcript = vscode.window.createOutputChannel('agentls Transcript');
-    this.statusItem = vscode.window.createStatusBarItem('agentls.status', vscode.StatusBarAlignment.Left, 0);
-    this.statusItem.name = 'agentls';
-    this.updateStatus();
-    this.statusItem.show();
-    this.disposables.push(this.transcript, this.statusItem);
+  constructor(context: vscode.ExtensionContext) {
+    this.chat = new Chat(context.extensionUri, new ChatStore(context.workspaceState));
+    this.asks = new Asks(this.chat, this.state, (id, answer) => this.client.execute(serverCommand.approve, [{ id, answer }]), () => this.updateStatus());
+    this.client = new AgentClient(context.extensionPath, {
+      event: (e) => this.onEvent(e),
+      ask: (p) => this.asks.onAsk(p),
+      askDone: (p) => this.asks.onAskDone(p),
+      review: (p, token) => this.asks.review(p, token),
+      question: (p, token) => this.asks.question(p, token),
+      showMessageRequest: (p, token) => this.asks.showMessageRequest(p, token),
+      showMessage: (p) => this.showMessage(p.type, p.message),
+      codeActionAsk: (a) => this.codeActionAsk(a),
+    });
+    this.statusBar = new StatusBar({ showChat: command.showChat, answer: command.answer, restart: command.restart, revert: command.revertLastTurn });
+    this.chat.connect(this);
+    this.disposables.push(this.client, this.chat, this.asks, this.statusBar, this.editorContext);
   }
 
   register(): void {
-    const reg = (id: string, fn: () => unknown) =>
-      this.disposables.push(vscode.commands.registerCommand(id, fn));
-    reg(command.ask, () => this.ask());
+    const reg = (id: string, fn: (...args: never[]) => unknown) => this.disposables.push(vscode.commands.registerCommand(id, fn));
+    reg(command.ask, () => this.chat.focusPrompt());
+    reg(command.askSelection, () => {
+      const ctx = this.editorContext.current();
+      return this.chat.focusPrompt(undefined, ctx ? `Ask about ${ctx.label}…` : undefined);
+    });
     reg(command.cancel, () => this.cancel());
-    reg(command.revertLastTurn, () => this.revertLastTurn());
-    reg(command.showTranscript, () => this.transcript.show(true));
+    reg(command.revertLastTurn, () => this.revert());
+    reg(command.sessions, () => this.sessions());
+    reg(command.newChat, () => this.newChat());
+    reg(command.answer, () => this.asks.pick());
+    reg(command.showChat, () => this.chat.view.reveal(false));
+    reg(command.showLog, () => this.client.output.show(true));
     reg(command.restart, () => this.restart());
+    reg(command.openSettings, (key: string) => openSettings(typeof key === 'string' ? key : 'agentls.model'));
     this.disposables.push(
+      vscode.window.registerWebviewViewProvider(ChatView.viewId, this.chat.view, { webviewOptions: { retainContextWhenHidden: true } }),
       vscode.workspace.onDidChangeConfiguration((e) => {
         if (restrictedSettings.some((s) => e.affectsConfiguration(s))) {
-          this.settingsChanged();
+          void this.settingsChanged();
         }
       }),
-      vscode.workspace.onDidGrantWorkspaceTrust(() => this.settingsChanged()),
+      vscode.workspace.onDidGrantWorkspaceTrust(() => void this.settingsChanged()),
+      this.client.onDidChangeState((s) => {
+        if (s !== 'running') {
+          this.state.reset();
+          this.asks.reset();
+        }
+        if (s === 'starting') {
+          this.resume = true;
+        }
+        this.updateStatus();
+      }),
+      this.editorContext.onDidChange(() => this.updateStatus()),
     );
+    this.warnIgnoredSettings();
+    this.updateStatus();
   }
 
-  // --- the language client ---
-
   async start(): Promise<void> {
-    const settings = readSettings();
-    const bin = chooseBinary({ setting: settings.path, extensionPath: this.extensionPath });
-    const serverOptions: ServerOptions = {
-      command: bin.command,
-      args: ['serve', '--stdio'],
-      transport: TransportKind.stdio,
-    };
-    const clientOptions: LanguageClientOptions = {
-      documentSelector: [{ scheme: 'file' }],
-      initializationOptions: () => serverSettings(readSettings()),
-      revealOutputChannelOn: RevealOutputChannelOn.Never,
-      middleware: {
-        workspace: {
-          // workspace/configuration for section agentls answers the same
-          // user-only settings as the initializationOptions.
-          configuration: async (params, token, next) => {
-            const fallback = await next(params, token);
-            const results = Array.isArray(fallback) ? [...fallback] : params.items.map(() => null);
-            params.items.forEach((item, i) => {
-              if (item.section === 'agentls') {
-                results[i] = serverSettings(readSettings());
-              } else if (item.section?.startsWith('agentls.')) {
-                const key = item.section.slice('agentls.'.length);
-                const s = readSettings();
-                results[i] = key === 'model' ? s.model ?? null : key === 'permissions' ? (s.mode ? { mode: s.mode } : null) : key === 'permissions.mode' ? s.mode ?? null : results[i];
-              }
-            });
-            return results;
-          },
-        },
-      },
-    };
-    const client = new LanguageClient('agentls', 'agentls', serverOptions, clientOptions);
-    client.registerFeature(new SaveDocumentFeature());
-
-    // Permission asks: the standard toast with the server's action titles,
-    // and the status bar says the agent waits for you meanwhile.
-    client.onRequest(ShowMessageRequest.type, (params, token) => this.showMessageRequest(params, token));
-    client.onRequest('agentls/saveDocument', (params: { textDocument?: { uri?: string } }) => this.saveDocument(client, params));
-    client.onNotification('agentls/event', (e: AgentEvent) => this.onEvent(e));
-    client.onDidChangeState((e) => {
-      if (e.newState === State.Running) {
-        this.lifecycle = 'running';
-        this.startError = undefined;
-      } else if (e.newState === State.Starting) {
-        this.lifecycle = 'starting';
-      } else {
-        this.lifecycle = 'stopped';
-        this.state.reset();
-      }
-      this.updateStatus();
-    });
-
-    this.client = client;
-    this.lifecycle = 'starting';
-    this.updateStatus();
-    try {
-      if (!bin.found) {
-        throw new Error(bin.problem);
-      }
-      client.outputChannel.appendLine(`[agentls] running ${bin.command} serve --stdio (${binarySource(bin)})`);
-      await client.start();
-    } catch (err) {
-      this.client = undefined;
-      this.lifecycle = 'stopped';
-      this.startError = `could not start "${bin.command} serve --stdio": ${message(err)}`;
-      this.updateStatus();
-      void client.dispose().catch(() => undefined);
-      // Not awaited: activation must not wait for the person to answer.
-      void vscode.window
-        .showErrorMessage(`agentls: ${this.startError}. ${bin.source === 'setting' ? 'Set' : 'Put agentls on PATH or set'} "agentls.path" in your user settings to the agentls binary.`, 'Open Settings')
-        .then((choice) => {
-          if (choice === 'Open Settings') {
-            void vscode.commands.executeCommand('workbench.action.openSettings', 'agentls.path');
-          }
-        });
-    }
+    await this.client.start();
   }
 
   async stop(): Promise<void> {
-    const client = this.client;
-    this.client = undefined;
-    if (client) {
-      try {
-        await client.stop();
-      } catch {
-        // a server that never started cannot be stopped
+    await this.chat.flush();
+    await this.client.stop();
+  }
+
+  // --- ChatActions: what the chat view asks for ---
+
+  async ask(prompt: string, withContext: boolean): Promise<boolean> {
+    const ctx = withContext ? this.pinned ?? this.editorContext.current() : undefined;
+    this.chat.addUser(prompt, ctx?.label);
+    const arg: AskArgs = { prompt };
+    const sessionId = this.resume ? this.chat.sessionId : undefined;
+    try {
+      const reply = await this.sendAsk(arg, ctx, sessionId);
+      this.resume = false;
+      this.pinned = undefined;
+      this.chat.setSession(reply.sessionId);
+      if (reply.turnId) {
+        this.state.onAsked(reply.turnId, reply.sessionId);
       }
-      await client.dispose().catch(() => undefined);
+      this.updateStatus();
+      return true;
+    } catch (err) {
+      this.chat.addNotice('error', explain(message(err)));
+      return false;
     }
-    this.lifecycle = 'stopped';
-    this.state.reset();
+  }
+
+  /** agentls.ask; a stored session that cannot be continued gives way to a new one. */
+  private async sendAsk(arg: AskArgs, ctx: ReturnType<EditorContext['current']>, sessionId: string | undefined): Promise<AskReply> {
+    await this.client.running();
+    const conv = this.client.converter();
+    if (ctx && conv) {
+      arg.uri = conv.asUri(ctx.uri);
+      if (ctx.range) {
+        arg.range = conv.asRange(ctx.range);
+      }
+    }
+    if (!sessionId) {
+      return this.client.execute<AskReply>(serverCommand.ask, [arg]);
+    }
+    try {
+      return await this.client.execute<AskReply>(serverCommand.ask, [{ ...arg, sessionId }]);
+    } catch (err) {
+      const m = message(err);
+      if (/already running|no model|not running/i.test(m)) {
+        throw err;
+      }
+      this.chat.addNotice('warning', `The earlier session could not be continued (${m}); this prompt starts a new one.`);
+      return this.client.execute<AskReply>(serverCommand.ask, [arg]);
+    }
+  }
+
+  /**
+   * A code action's ask: "Fix with agent" goes as it is, shown in the
+   * chat; "Ask agent about …" (editPrompt) puts its place in the prompt's
+   * context and waits for the person's question, the canned one as hint.
+   */
+  private async codeActionAsk(a: CodeActionAsk): Promise<unknown> {
+    const conv = this.client.fromProtocol();
+    const uri = a.uri && conv ? conv.asUri(a.uri) : this.editorContext.current()?.uri;
+    const ctx = uri ? EditorContext.of(uri, a.range && conv ? conv.asRange(a.range) : undefined) : undefined;
+    this.pinned = ctx;
     this.updateStatus();
+    if (a.editPrompt) {
+      await this.chat.focusPrompt(undefined, a.prompt);
+      return { prompted: true };
+    }
+    await this.chat.view.reveal(true);
+    return this.ask(a.prompt, true);
   }
 
-  async restart(): Promise<void> {
-    this.restartAfterTurn = false;
-    await this.stop();
-    await this.start();
+  answer(id: string, answer: string, extra: { text?: string; chosen?: string[] }): void {
+    this.asks.answer(id, answer, extra);
   }
 
-  /** The model, mode and binary are read when the server starts. */
-  private settingsChanged(): void {
-    if (this.state.busy) {
-      this.restartAfterTurn = true;
-      void vscode.window.showInformationMessage('agentls: the new settings apply when the running turn ends.');
+  async cancel(): Promise<void> {
+    try {
+      const res = await this.client.execute<{ cancelled?: boolean }>(serverCommand.cancel, this.state.turnId ? [{ turnId: this.state.turnId }] : []);
+      if (!res?.cancelled) {
+        this.chat.addNotice('info', 'No turn is running.');
+      }
+    } catch (err) {
+      this.chat.addNotice('error', `Cancel failed: ${message(err)}`);
+    }
+  }
+
+  async revert(force = false): Promise<void> {
+    const turnId = this.state.changedTurnId;
+    try {
+      const args: Record<string, unknown> = {};
+      if (turnId) {
+        args.turnId = turnId;
+      }
+      if (force) {
+        args.force = true;
+      }
+      const res = await this.client.execute<RevertReply>(serverCommand.revertTurn, Object.keys(args).length ? [args] : []);
+      const restored = res?.restored ?? [];
+      const skipped = res?.skipped ?? [];
+      this.state.onReverted();
+      this.updateStatus();
+      const rel = (p: string) => vscode.workspace.asRelativePath(p, false);
+      this.chat.addNotice(
+        skipped.length ? 'warning' : 'info',
+        `Reverted turn ${res?.turnId ?? turnId ?? '?'}: ${restored.length ? `restored ${restored.map(rel).join(', ')}` : 'nothing to restore'}` +
+          (skipped.length ? `; left alone (changed since): ${skipped.map((s) => `${rel(s.path ?? s.Path ?? '?')} (${s.reason ?? s.Reason})`).join(', ')}` : '.'),
+      );
+      if (skipped.length && !force) {
+        const choice = await vscode.window.showWarningMessage(`agentls: ${skipped.length} file(s) changed after the turn were not reverted.`, 'Revert Anyway');
+        if (choice === 'Revert Anyway') {
+          this.state.changedTurnId = res?.turnId ?? turnId;
+          await this.revert(true);
+        }
+      }
+    } catch (err) {
+      this.chat.addNotice('error', `Revert failed: ${message(err)}`);
+    }
+  }
+
+  async sessions(): Promise<void> {
+    let list: SessionInfo[];
+    try {
+      list = (await this.client.execute<SessionInfo[]>(serverCommand.sessions)) ?? [];
+    } catch (err) {
+      this.chat.addNotice('error', `Listing the sessions failed: ${message(err)}`);
       return;
     }
-    void this.restart();
+    type Item = vscode.QuickPickItem & { id?: string; title?: string };
+    const items: Item[] = [{ label: '$(add) New chat', description: 'start a new conversation' }];
+    for (const s of list) {
+      const current = s.id === this.chat.sessionId;
+      items.push({
+        label: `${current ? '$(comment-discussion) ' : ''}${s.title || s.id}`,
+        description: [s.updated ? new Date(s.updated).toLocaleString() : '', s.model ?? ''].filter((x) => x).join(' · '),
+        detail: `${s.id}${s.records !== undefined ? ` · ${s.records} records` : ''}${current ? ' · shown now' : ''}`,
+        id: s.id,
+        title: s.title,
+      });
+    }
+    const pick = await vscode.window.showQuickPick(items, { title: 'agentls: resume a session', matchOnDescription: true, matchOnDetail: true });
+    if (!pick) {
+      return;
+    }
+    if (!pick.id) {
+      await this.newChat();
+      return;
+    }
+    if (pick.id === this.chat.sessionId) {
+      await this.chat.view.reveal(false);
+      return;
+    }
+    if (this.state.busy) {
+      this.chat.addNotice('warning', 'A turn is running: cancel it before switching sessions.');
+      return;
+    }
+    await this.chat.switchTo(pick.id, pick.title);
+    this.resume = true;
+    if (!this.chat.hasEntries) {
+      this.chat.addNotice('info', `Resumed session “${pick.title || pick.id}”. Its earlier turns are not shown here; the agent remembers them, and your next prompt continues it.`);
+    } else {
+      this.chat.addNotice('info', 'Resumed this session; your next prompt continues it.');
+    }
+    await this.chat.view.reveal(false);
   }
 
-  /** The running client, starting it if need be; undefined (and told) if it cannot run. */
-  private async running(): Promise<LanguageClient | undefined> {
-    if (!this.client) {
-      await this.start();
-      if (!this.client) {
-        return undefined; // start() told the person why
-      }
+  async newChat(): Promise<void> {
+    if (this.state.busy) {
+      this.chat.addNotice('warning', 'A turn is running: cancel it before starting a new chat.');
+      return;
     }
-    const client = this.client;
-    if (client.state === State.Starting) {
-      await client.start().catch(() => undefined);
-    }
-    if (client.state !== State.Running) {
-      void vscode.window.showErrorMessage(
-        `agentls: the server is not running${this.startError ? ` (${this.startError})` : ''}. Check "agentls.path", then run "agentls: Restart Server".`,
-      );
-      return undefined;
-    }
-    return client;
+    await this.chat.switchTo(undefined);
+    // One session per connection: a new chat is a new connection.
+    await this.client.restart();
+    this.resume = false;
   }
 
-  private async execute<T>(client: LanguageClient, name: string, args: unknown[]): Promise<T> {
-    return (await client.sendRequest(ExecuteCommandRequest.type, { command: name, arguments: args })) as T;
+  openSettings(setting: string): void {
+    void openSettings(setting);
   }
 
-  // --- requests from the server ---
-
-  private async showMessageRequest(params: ShowMessageRequestParams, token: vscode.CancellationToken): Promise<MessageActionItem | null> {
-    const show =
-      params.type === MessageType.Error
-        ? vscode.window.showErrorMessage
-        : params.type === MessageType.Warning
-          ? vscode.window.showWarningMessage
-          : vscode.window.showInformationMessage;
-    const ask = this.state.askOpened();
-    this.updateStatus();
-    const cancelled = new Promise<undefined>((resolve) => token.onCancellationRequested(() => resolve(undefined)));
-    try {
-      const picked = await Promise.race([show(params.message, ...(params.actions ?? [])), cancelled]);
-      return picked ?? null;
-    } finally {
-      this.state.askClosed(ask);
-      this.updateStatus();
-    }
+  openReview(id: string): void {
+    this.asks.answer(id, 'open');
   }
 
-  private async saveDocument(client: LanguageClient, params: { textDocument?: { uri?: string } }): Promise<{ saved: boolean }> {
-    const raw = params?.textDocument?.uri;
-    if (!raw) {
-      return { saved: false };
-    }
-    const uri = client.protocol2CodeConverter.asUri(raw);
-    const doc = vscode.workspace.textDocuments.find((d) => d.uri.toString() === uri.toString());
-    if (!doc) {
-      // Not open: the server writes files that are not open to disk itself.
-      return { saved: false };
-    }
-    try {
-      return { saved: await doc.save() };
-    } catch (err) {
-      this.transcript.appendLine(`saving ${vscode.workspace.asRelativePath(uri)} failed: ${message(err)}`);
-      return { saved: false };
-    }
+  mentions(query: string): Promise<string[]> {
+    return mentionFiles(query);
   }
+
+  // --- the server ---
 
   private onEvent(e: AgentEvent): void {
-    const line = formatEvent(e, { rel: (p) => vscode.workspace.asRelativePath(p, false) });
-    if (line !== undefined) {
-      this.transcript.appendLine(line);
+    if (e.type === 'turn_end' && !e.parent_id) {
+      this.turnEndedAt = Date.now();
     }
     this.state.onEvent(e);
+    this.chat.onEvent(e);
     this.updateStatus();
-    if (e.type === 'turn_end' && this.restartAfterTurn && !this.state.busy) {
+    if (e.type === 'turn_end' && !e.parent_id && this.restartAfterTurn && !this.state.busy) {
       void this.restart();
     }
   }
 
-  // --- commands ---
+  /**
+   * window/showMessage: in the chat when it is on screen (the message the
+   * server sends as a turn ends repeats what the chat shows, so it is
+   * left out), else a notification.
+   */
+  private showMessage(type: number, text: string): void {
+    if (!this.chat.view.visible) {
+      const show = type === 1 ? vscode.window.showErrorMessage : type === 2 ? vscode.window.showWarningMessage : vscode.window.showInformationMessage;
+      void show(text);
+      return;
+    }
+    if (Date.now() - this.turnEndedAt < turnEndMessageWindow) {
+      return;
+    }
+    this.chat.addNotice(type === 1 ? 'error' : type === 2 ? 'warning' : 'info', text);
+  }
 
-  private async ask(): Promise<void> {
-    const editor = vscode.window.activeTextEditor;
-    const prompt = await vscode.window.showInputBox({
-      title: 'agentls: Ask',
-      prompt: editor?.document.uri.scheme === 'file'
-        ? `Ask the agent (with ${vscode.workspace.asRelativePath(editor.document.uri)}${editor.selection.isEmpty ? '' : ' and your selection'} as context)`
-        : 'Ask the agent',
-      placeHolder: 'What should the agent do?',
-      ignoreFocusOut: true,
-    });
-    if (!prompt || prompt.trim() === '') {
+  async restart(): Promise<void> {
+    this.restartAfterTurn = false;
+    await this.client.restart();
+  }
+
+  /**
+   * The model and mode apply at the next prompt (the server reads them
+   * again); a new binary needs a restart, after the running turn. The
+   * chat's conversation goes on either way.
+   */
+  private async settingsChanged(): Promise<void> {
+    this.warnIgnoredSettings();
+    const s = readSettings();
+    const what = [s.model ? `the model ${s.model}` : '', s.mode ? `${s.mode} mode` : ''].filter((x) => x).join(' and ');
+    if (await this.client.settingsChanged()) {
+      this.chat.addNotice('info', `Settings changed: the next prompt uses ${what || "agentls's own configuration"}.`);
       return;
     }
-    const client = await this.running();
-    if (!client) {
+    if (this.state.busy) {
+      this.restartAfterTurn = true;
+      this.chat.addNotice('info', 'Settings changed: agentls restarts with them when the running turn ends.');
       return;
     }
-    const arg: { prompt: string; uri?: string; range?: unknown } = { prompt };
-    if (editor && editor.document.uri.scheme === 'file') {
-      arg.uri = client.code2ProtocolConverter.asUri(editor.document.uri);
-      if (!editor.selection.isEmpty) {
-        arg.range = client.code2ProtocolConverter.asRange(editor.selection);
-      }
-    }
-    this.transcript.appendLine(`you: ${prompt}${arg.uri ? `  [${vscode.workspace.asRelativePath(editor!.document.uri)}${arg.range ? `, lines ${editor!.selection.start.line + 1}-${editor!.selection.end.line + 1}` : ''}]` : ''}`);
-    this.transcript.show(true);
-    try {
-      const res = await this.execute<AskResult>(client, serverCommand.ask, [arg]);
-      if (res?.turnId) {
-        this.state.onAsked(res.turnId);
-        this.updateStatus();
-      }
-    } catch (err) {
-      this.transcript.appendLine(`ask failed: ${message(err)}`);
-      const busy = /already running/i.test(message(err));
-      const choice = await vscode.window.showErrorMessage(`agentls: ${message(err)}`, ...(busy ? ['Cancel Turn'] : []));
-      if (choice === 'Cancel Turn') {
-        await this.cancel();
-      }
+    this.chat.addNotice('info', `Settings changed: restarting agentls${what ? ` with ${what}` : ''}.`);
+    await this.restart();
+  }
+
+  private warnIgnoredSettings(): void {
+    const ignored = ignoredWorkspaceSettings();
+    if (ignored.length) {
+      const text = `This workspace's settings set ${ignored.join(', ')}; agentls ignores them: only your user (or remote) settings choose the binary, the model and the permission mode.`;
+      this.client.output.appendLine(`[agentls] ${text}`);
     }
   }
 
-  private async cancel(): Promise<void> {
-    const client = await this.running();
-    if (!client) {
-      return;
-    }
-    try {
-      const res = await this.execute<{ cancelled?: boolean }>(client, serverCommand.cancel, this.state.turnId ? [{ turnId: this.state.turnId }] : []);
-      if (!res?.cancelled) {
-        void vscode.window.showInformationMessage('agentls: no turn is running.');
-      }
-    } catch (err) {
-      void vscode.window.showErrorMessage(`agentls: cancel failed: ${message(err)}`);
-    }
-  }
-
-  private async revertLastTurn(force = false): Promise<void> {
-    const client = await this.running();
-    if (!client) {
-      return;
-    }
-    try {
-      const res = await this.execute<RevertResult>(client, serverCommand.revertTurn, force ? [{ force: true }] : []);
-      const restored = res?.restored ?? [];
-      const skipped = res?.skipped ?? [];
-      this.transcript.appendLine(
-        `reverted turn ${res?.turnId ?? '?'}: ${restored.length} file(s) restored` +
-          (skipped.length ? `, ${skipped.length} left alone: ${skipped.map((s) => `${s.path ?? s.Path} (${s.reason ?? s.Reason})`).join(', ')}` : ''),
-      );
-      // The server tells the person itself (window/showMessage); offer to
-      // force what it left alone.
-      if (skipped.length && !force) {
-        const choice = await vscode.window.showWarningMessage(
-          `agentls: ${skipped.length} file(s) changed after the turn were not reverted.`,
-          'Revert Anyway',
-        );
-        if (choice === 'Revert Anyway') {
-          await this.revertLastTurn(true);
-        }
-      }
-    } catch (err) {
-      this.transcript.appendLine(`revert failed: ${message(err)}`);
-      void vscode.window.showErrorMessage(`agentls: Revert Last Turn: ${message(err)}`);
-    }
-  }
-
-  // --- status bar ---
+  // --- status ---
 
   private status(): Status {
-    if (this.lifecycle === 'starting') {
-      return 'starting';
-    }
-    if (this.lifecycle === 'stopped') {
-      return 'stopped';
-    }
-    return this.state.status();
+    const l = this.client.lifecycle;
+    return l === 'running' ? this.state.status() : l;
   }
 
   private updateStatus(): void {
-    const s = this.status();
-    const item = this.statusItem;
-    const look: Record<Status, { text: string; label: string; tooltip: string; command: string }> = {
-      starting: { text: '$(loading~spin) agentls', label: 'agentls: starting', tooltip: 'agentls: starting the server', command: command.showTranscript },
-      idle: { text: '$(hubot) agentls', label: 'agentls: idle', tooltip: 'agentls: idle. Click to show the transcript.', command: command.showTranscript },
-      working: { text: '$(loading~spin) agentls: working', label: 'agentls: working', tooltip: 'agentls: the agent is working. Click to show the transcript.', command: command.showTranscript },
-      waiting: { text: '$(bell-dot) agentls: waiting for you', label: 'agentls: waiting for you', tooltip: 'agentls: the agent asks for your permission. Click to see the question.', command: 'notifications.showList' },
-      stopped: { text: '$(error) agentls: stopped', label: 'agentls: stopped', tooltip: `agentls: the server is not running${this.startError ? ` (${this.startError})` : ''}. Click to restart it.`, command: command.restart },
-    };
-    const l = look[s];
-    item.text = l.text;
-    item.tooltip = l.tooltip;
-    item.command = l.command;
-    item.accessibilityInformation = { label: l.label };
-    item.backgroundColor = s === 'waiting' ? new vscode.ThemeColor('statusBarItem.warningBackground') : s === 'stopped' ? new vscode.ThemeColor('statusBarItem.errorBackground') : undefined;
+    const status = this.status();
+    const view = { status, step: this.state.step, revertTurnId: this.state.changedTurnId, startError: this.client.startError };
+    this.statusBar.update(view);
+    this.chat.setStatus({ status, step: view.step, revertTurnId: view.revertTurnId, context: (this.pinned ?? this.editorContext.current())?.label });
   }
 
   dispose(): void {
@@ -465,29 +391,18 @@ class Agentls implements vscode.Disposable {
   }
 }
 
-/** binarySource says where the binary came from, for the log. */
-function binarySource(bin: Binary): string {
-  switch (bin.source) {
-    case 'setting':
-      return 'the agentls.path setting';
-    case 'bundled':
-      return 'the binary bundled with the extension';
-    case 'PATH':
-      return 'found on PATH';
+/** The server's error, with the VS Code setting that fixes it when it names none. */
+export function explain(m: string): string {
+  if (/no model configured/i.test(m) && !m.includes('agentls.model')) {
+    return `${m}. In VS Code, set "agentls.model" in your user settings (your prompt is kept).`;
   }
-}
-
-function message(err: unknown): string {
-  if (err instanceof Error) {
-    return err.message;
-  }
-  return String(err);
+  return m;
 }
 
 let agentls: Agentls | undefined;
 
 export async function activate(context: vscode.ExtensionContext): Promise<void> {
-  agentls = new Agentls(context.extensionPath);
+  agentls = new Agentls(context);
   agentls.register();
   context.subscriptions.push(agentls);
   await agentls.start();

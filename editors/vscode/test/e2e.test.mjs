@@ -1,7 +1,7 @@
 // End-to-end test of the agentls VS Code extension in a real editor:
 // code-server (VS Code in the browser) with the packaged .vsix installed,
 // driven through headless Chromium with playwright-core, running the real
-// agentls binary with a replay model. Run it with test/e2e.sh (npm test),
+// agentls binary with replay models. Run it with test/e2e.sh (npm test),
 // which installs and builds what this file needs and passes it here:
 //
 //   AGENTLS_E2E_CODE_SERVER  the code-server executable
@@ -45,8 +45,7 @@ const chromiumPath = process.env.AGENTLS_E2E_CHROMIUM || '/usr/bin/chromium';
 /** How long one step (a toast, a file change, a status) may take. */
 const stepTimeout = 30_000;
 
-const original = fs.readFileSync(path.join(fixture, 'workspace', 'greeting.txt'), 'utf8');
-const edited = original.replace('Hello, world!', 'Hello, agentls!');
+const notes = fs.readFileSync(path.join(fixture, 'workspace', 'notes.txt'), 'utf8');
 
 function freePort() {
   return new Promise((resolve, reject) => {
@@ -83,16 +82,16 @@ async function waitFor(what, fn, timeout = stepTimeout) {
  * fixture workspace, with its own HOME, settings and extensions folder.
  */
 class Editor {
-  /** settings: user settings over the defaults (undefined removes one); opts.vsix, opts.env. */
+  /** settings: user settings over the defaults (undefined removes one); opts.vsix, opts.env, opts.script (a fixture). */
   constructor(name, settings = {}, opts = {}) {
     this.name = name;
     this.overrides = settings;
     this.vsix = opts.vsix ?? vsix;
+    this.scriptName = opts.script ?? 'script.json';
     this.root = fs.mkdtempSync(path.join(os.tmpdir(), `agentls-vscode-e2e-${name}-`));
     this.out = path.join(artifacts, name);
     fs.mkdirSync(this.out, { recursive: true });
     this.workspace = path.join(this.root, 'workspace');
-    this.file = path.join(this.workspace, 'greeting.txt');
     this.home = path.join(this.root, 'home');
     this.dataDir = path.join(this.root, 'data');
     this.extDir = path.join(this.root, 'extensions');
@@ -113,7 +112,7 @@ class Editor {
     fs.cpSync(path.join(fixture, 'workspace'), this.workspace, { recursive: true });
     // The replay script lives outside the workspace, where the agent does not see it.
     this.script = path.join(this.root, 'script.json');
-    fs.copyFileSync(path.join(fixture, 'script.json'), this.script);
+    fs.copyFileSync(path.join(fixture, this.scriptName), this.script);
     fs.mkdirSync(this.home, { recursive: true });
 
     const settings = {
@@ -136,6 +135,9 @@ class Editor {
       'security.workspace.trust.enabled': false,
       'git.enabled': false,
       'chat.commandCenter.enabled': false,
+      // The chat is a narrow column on the right, where people keep it:
+      // choices must be readable there.
+      'workbench.panel.defaultLocation': 'right',
       ...this.overrides,
     };
     fs.mkdirSync(path.join(this.dataDir, 'User'), { recursive: true });
@@ -202,14 +204,14 @@ class Editor {
     await input.fill(text);
   }
 
-  /** Opens a workspace file with Quick Open (Ctrl+P). */
-  async openFile(name) {
+  /** Opens a workspace file with Quick Open (Ctrl+P); firstLine: text to wait for. */
+  async openFile(name, firstLine) {
     await this.page.keyboard.press('Control+P');
     await this.quickInput(name);
     await this.page.locator('.quick-input-list .monaco-list-row', { hasText: name }).first().waitFor();
     await this.page.keyboard.press('Enter');
     await this.page.locator(`.tabs-container .tab[aria-label*="${name}"]`).first().waitFor();
-    await this.page.locator('.part.editor .view-lines', { hasText: original.split('\n')[0] }).first().waitFor();
+    await this.page.locator('.part.editor .view-lines', { hasText: firstLine }).first().waitFor();
   }
 
   /** Runs a command from the command palette (F1). */
@@ -220,23 +222,75 @@ class Editor {
     await this.page.keyboard.press('Enter');
   }
 
-  /** agentls: Ask, typed as a person does. */
-  async ask(prompt) {
-    await this.runCommand('agentls: Ask');
-    const input = this.page.locator('.quick-input-widget .quick-input-box input');
-    await this.page.locator('.quick-input-widget', { hasText: 'agentls: Ask' }).waitFor({ state: 'visible' });
-    await input.waitFor({ state: 'visible' });
-    await this.page.keyboard.type(prompt);
-    await this.page.keyboard.press('Enter');
-  }
-
-  /** The permission question: the toast with the server's action buttons. */
+  /** A toast (notification). */
   toast(text) {
     return this.page.locator('.notification-toast', { hasText: text });
   }
 
-  button(toast, title) {
-    return toast.locator('.monaco-button', { hasText: new RegExp(`^${title}$`) });
+  /**
+   * The chat view's document: the webview is an iframe holding the
+   * extension's page in another iframe.
+   */
+  chat() {
+    return this.page.frameLocator('iframe.webview.ready').frameLocator('iframe#active-frame');
+  }
+
+  /** The chat's entries of a kind (user, assistant, tool, ask, notice, turn-end). */
+  entries(kind, text) {
+    return this.chat().locator(`#log .entry.${kind}`, text === undefined ? {} : { hasText: text });
+  }
+
+  /** The open question in the chat whose message has text. */
+  openAsk(text) {
+    return this.chat().locator('.entry.ask.ask-open', { hasText: text });
+  }
+
+  choice(ask, title) {
+    return ask.getByRole('button', { name: title, exact: true });
+  }
+
+  /**
+   * Opens the chat with the keybinding (Ctrl+Alt+A) from the editor and
+   * types the prompt, as a person does; Enter sends it.
+   */
+  async askInChat(prompt) {
+    await this.page.keyboard.press('Control+Alt+A');
+    const box = this.chat().locator('#prompt');
+    await box.waitFor({ state: 'visible' });
+    await waitFor('the chat prompt to have the keyboard', () => box.evaluate((e) => document.activeElement === e && document.hasFocus()));
+    await this.page.keyboard.type(prompt);
+    await this.page.keyboard.press('Enter');
+  }
+
+  /** Records, inside the webview, whether an answer was ever drawn while it streamed. */
+  async watchStreaming() {
+    await this.chat().locator('#log').evaluate((log) => {
+      window.__streamed = [];
+      new MutationObserver(() => {
+        for (const e of log.querySelectorAll('.entry.assistant.streaming')) {
+          window.__streamed.push(e.textContent);
+        }
+      }).observe(log, { childList: true, subtree: true, characterData: true });
+    });
+  }
+
+  async streamed() {
+    return this.chat().locator('#log').evaluate(() => window.__streamed ?? []);
+  }
+
+  /** The rendered size of every button of a question: [{text, scrollWidth, clientWidth, right, viewport}]. */
+  async choiceWidths(ask) {
+    return ask.locator('button.choice').evaluateAll((buttons) =>
+      buttons.map((b) => ({
+        text: b.textContent,
+        scrollWidth: b.scrollWidth,
+        clientWidth: b.clientWidth,
+        scrollHeight: b.scrollHeight,
+        clientHeight: b.clientHeight,
+        right: Math.round(b.getBoundingClientRect().right),
+        viewport: document.documentElement.clientWidth,
+      })),
+    );
   }
 
   /**
@@ -261,17 +315,6 @@ class Editor {
       walk(logs);
     }
     return found.map((f) => fs.readFileSync(f, 'utf8')).join('\n');
-  }
-
-  transcript() {
-    return this.channel('agentls Transcript');
-  }
-
-  async waitTranscript(what, re) {
-    return waitFor(`the transcript to show ${what}`, () => {
-      const text = this.transcript();
-      return re.test(text) && text;
-    });
   }
 
   async screenshot(name) {
@@ -338,118 +381,264 @@ async function withEditor(name, fn, settings, opts) {
   }
 }
 
-const prompt = 'Please greet agentls in greeting.txt';
+const prompt = 'Please create hello.txt';
+const hello = (ed) => path.join(ed.workspace, 'hello.txt');
 
-test('Ask, Allow: the agent edits the open file, it is saved, the status returns to idle', { timeout: 180_000 }, async () => {
-  await withEditor('allow', async (ed) => {
+/** Every choice shows its whole label: nothing scrolls inside a button, and no button runs past the view. */
+function assertNotCut(widths) {
+  assert.ok(widths.length > 0, 'the question has buttons');
+  for (const w of widths) {
+    assert.ok(w.scrollWidth <= w.clientWidth, `"${w.text}" is cut: scrollWidth ${w.scrollWidth} > clientWidth ${w.clientWidth}`);
+    assert.ok(w.scrollHeight <= w.clientHeight + 1, `"${w.text}" is cut vertically: ${w.scrollHeight} > ${w.clientHeight}`);
+    assert.ok(w.right <= w.viewport, `"${w.text}" runs past the chat: right ${w.right} > ${w.viewport}`);
+  }
+}
+
+test('Chat: a streamed answer, the ask inline with full labels, tool output and exit codes, kept across a reload', { timeout: 180_000 }, async () => {
+  await withEditor('chat', async (ed) => {
     await ed.waitStatus('agentls: idle');
-    await ed.openFile('greeting.txt');
-    // Select the first line: Ask sends it as the range.
+    await ed.openFile('greeting.txt', 'Hello, world!');
+    // Select the first line: it goes with the prompt as context.
     await ed.page.keyboard.press('Control+Home');
     await ed.page.keyboard.press('Shift+End');
-    await ed.ask(prompt);
+    await ed.askInChat('');
+    await ed.chat().locator('#context-label', { hasText: 'with greeting.txt:1' }).waitFor();
+    await ed.watchStreaming();
+    await ed.page.keyboard.type(prompt);
+    await ed.page.keyboard.press('Enter');
 
-    // The question comes although the workspace's .vscode/settings.json
-    // says permissions.mode auto (and a bogus binary and model): the
-    // machine-scoped settings come from the user's settings only.
-    const toast = ed.toast('wants to edit');
-    await toast.waitFor({ state: 'visible' });
-    assert.match(await toast.innerText(), /greeting\.txt/);
-    for (const title of ['Allow', 'Deny', 'Show diff']) {
-      await ed.button(toast, title).waitFor({ state: 'visible' });
-    }
+    // The command is asked inline, in the chat, with every choice in full.
+    const ask = ed.openAsk('wants to run');
+    await ask.waitFor({ state: 'visible' });
+    assert.match(await ask.innerText(), /touch hello\.txt/);
+    // The quoted command is drawn as code, not with its backticks.
+    await ask.locator('.ask-message code', { hasText: 'touch hello.txt' }).waitFor();
+    assert.doesNotMatch(await ask.locator('.ask-message').innerText(), /`/);
+    await ed.choice(ask, 'Allow').waitFor();
+    await ed.choice(ask, 'Deny').waitFor();
+    const widths = await ed.choiceWidths(ask);
+    console.log(`# inline ask, chat ${widths[0].viewport} px wide: ${widths.map((w) => `"${w.text}" ${w.scrollWidth}/${w.clientWidth} px`).join(', ')}`);
+    assertNotCut(widths);
+    assert.deepEqual(widths.map((w) => w.text), ['Allow', 'Allow "touch" this session', 'Always allow', 'Deny']);
     await ed.waitStatus('agentls: waiting for you');
-    await ed.screenshot('1-permission-toast');
+    await ed.screenshot('1-inline-ask');
 
-    await ed.button(toast, 'Allow').click();
+    await ed.choice(ask, 'Allow').click();
 
-    await waitFor('greeting.txt on disk to hold the agent\'s edit', () => fs.readFileSync(ed.file, 'utf8') === edited);
+    // The answer streams in and is drawn as markdown.
+    const answer = ed.entries('assistant', 'is there now');
+    await answer.waitFor();
+    await answer.locator('strong', { hasText: 'hello.txt' }).waitFor();
+    assert.equal(await answer.locator('li').count(), 3);
+    await ed.entries('turn-end', 'done').waitFor();
+    const streamed = await ed.streamed();
+    assert.ok(streamed.length > 0, 'an answer was drawn while it streamed');
+    assert.equal(fs.existsSync(hello(ed)), true);
     await ed.waitStatus('agentls: idle');
-    // The buffer holds the edit and is saved (no dirty tab).
-    await ed.page.locator('.part.editor .view-lines', { hasText: 'Hello, agentls!' }).first().waitFor();
-    await waitFor('the greeting.txt tab to be saved', async () => (await ed.page.locator('.tabs-container .tab.dirty').count()) === 0);
-    // The transcript shows the turn, the tool calls and the diff.
-    const transcript = await ed.waitTranscript('the end of the turn', /ended: completed/);
-    assert.match(transcript, /you: Please greet agentls in greeting\.txt +\[greeting\.txt, lines 1-1\]/);
-    assert.match(transcript, /→ view greeting\.txt/);
-    assert.match(transcript, /permission: edit greeting\.txt allowed/);
-    assert.match(transcript, /\+Hello, agentls!/);
-    // The server's answer arrives as a message.
-    await ed.toast('greeting.txt now greets agentls').waitFor({ state: 'visible' });
-    await ed.screenshot('2-after-allow');
-    assert.equal(fs.readFileSync(ed.file, 'utf8'), edited);
 
-    // agentls: Revert Last Turn. A server with agentls.revertTurn restores
-    // the file; one without it answers an error, shown as a message.
-    await ed.runCommand('agentls: Revert Last Turn');
-    const outcome = await waitFor('the revert to restore greeting.txt or to show the server\'s error', async () => {
-      if (fs.readFileSync(ed.file, 'utf8') === original) {
-        return 'reverted';
-      }
-      if (await ed.toast('Revert Last Turn:').count()) {
-        return 'error';
-      }
-      return undefined;
-    });
-    await ed.screenshot(`3-after-revert-${outcome}`);
-    if (outcome === 'reverted') {
-      await ed.page.locator('.part.editor .view-lines', { hasText: 'Hello, world!' }).first().waitFor();
-      await ed.waitTranscript('the revert', /reverted turn/);
-    } else {
-      console.log(`# the server did not revert: ${await ed.toast('Revert Last Turn:').first().innerText()}`);
-    }
+    // Tool calls: the ask closed with its answer; each call has its whole output and exit code; a failure is marked.
+    await ed.chat().locator('.entry.ask.ask-answered', { hasText: 'Allow' }).waitFor();
+    const view = ed.entries('tool', 'view greeting.txt');
+    assert.match(await view.getAttribute('class'), /status-ok/);
+    const cat = ed.entries('tool', 'cat missing.txt');
+    assert.match(await cat.getAttribute('class'), /status-failed/);
+    assert.equal(await cat.locator('.badge', { hasText: 'exit 1' }).count(), 1);
+    await cat.locator('summary').click();
+    await cat.locator('pre.output', { hasText: 'missing.txt' }).waitFor();
+    const touch = ed.entries('tool', 'touch hello.txt');
+    assert.equal(await touch.locator('.badge', { hasText: 'exit 0' }).count(), 1);
+    await ed.screenshot('2-streamed-answer');
+
+    // A window reload keeps the chat.
+    await ed.page.reload();
+    await ed.page.locator('.monaco-workbench').waitFor();
     await ed.waitStatus('agentls: idle');
+    await ed.runCommand('agentls: Show Chat');
+    await ed.entries('user', prompt).waitFor();
+    await ed.entries('assistant', 'is there now').waitFor();
+    await ed.entries('tool', 'cat missing.txt').waitFor();
+    await ed.screenshot('3-after-reload');
+
+    // The prompt: Up brings back the last prompt (kept across the reload), @ offers workspace
+    // files, Shift+Enter breaks the line without sending.
+    const box = ed.chat().locator('#prompt');
+    await box.click();
+    await ed.page.keyboard.press('ArrowUp');
+    await waitFor('Up to bring back the last prompt', async () => (await box.inputValue()) === prompt);
+    await ed.page.keyboard.press('Control+A');
+    await ed.page.keyboard.type('Look at @greet');
+    await ed.chat().locator('#mentions .mention', { hasText: 'greeting.txt' }).waitFor();
+    await ed.screenshot('4-file-mention');
+    await ed.page.keyboard.press('Tab');
+    await ed.page.keyboard.press('Shift+Enter');
+    await ed.page.keyboard.type('and say hi');
+    assert.equal(await box.inputValue(), 'Look at @greeting.txt \nand say hi');
+    assert.equal(await ed.entries('user').count(), 1);
+    await ed.page.keyboard.press('Control+A');
+    await ed.page.keyboard.press('Delete');
   });
 });
 
-test('Ask, Deny: the file is unchanged, the turn ends, the status returns to idle', { timeout: 180_000 }, async () => {
+test('The agent\'s question answered in the chat; the QuickPick answers too: Deny ends the turn, nothing runs', { timeout: 180_000 }, async () => {
   await withEditor('deny', async (ed) => {
     await ed.waitStatus('agentls: idle');
-    await ed.openFile('greeting.txt');
-    await ed.ask(prompt);
+    await ed.askInChat(prompt);
+    // The question tool: its options inline, with free text beside them.
+    const question = ed.openAsk('Create hello.txt in the workspace root?');
+    await question.waitFor();
+    assertNotCut(await ed.choiceWidths(question));
+    await question.locator('textarea').waitFor();
+    await ed.choice(question, 'Yes, create it').click();
+    await ed.chat().locator('.entry.ask.ask-answered', { hasText: 'Yes, create it' }).waitFor();
 
-    const toast = ed.toast('wants to edit');
-    await toast.waitFor({ state: 'visible' });
+    await ed.openAsk('wants to run').waitFor();
     await ed.waitStatus('agentls: waiting for you');
-
-    // Show diff: the diff opens as a document and the question comes again.
-    await ed.button(toast, 'Show diff').click();
-    await ed.page.locator('.tabs-container .tab[aria-label*=".diff"]').first().waitFor();
-    await ed.page.locator('.part.editor .view-lines', { hasText: '+Hello, agentls!' }).first().waitFor();
-    const again = ed.toast('wants to edit');
-    await again.waitFor({ state: 'visible' });
-    await ed.waitStatus('agentls: waiting for you');
-    await ed.screenshot('1-diff-and-question');
-
-    await ed.button(again, 'Deny').click();
-
-    await ed.toast('permission denied').waitFor({ state: 'visible' });
+    // The status bar item opens the QuickPick with the same choices.
+    await ed.status('agentls: waiting for you').first().click();
+    const row = ed.page.locator('.quick-input-list .monaco-list-row', { hasText: /^Deny$/ });
+    await row.waitFor();
+    await ed.screenshot('1-quickpick');
+    await row.click();
+    await ed.entries('turn-end', 'permission denied').waitFor();
+    await ed.chat().locator('.entry.ask.ask-answered', { hasText: 'Deny' }).waitFor();
     await ed.waitStatus('agentls: idle');
-    const transcript = await ed.waitTranscript('the denied turn', /ended: denied/);
-    assert.match(transcript, /permission: edit greeting\.txt denied/);
     await ed.screenshot('2-after-deny');
-    assert.equal(fs.readFileSync(ed.file, 'utf8'), original);
-    assert.equal(await ed.page.locator('.tabs-container .tab.dirty').count(), 0);
-    await ed.page.locator('.part.editor .view-lines', { hasText: 'Hello, world!' }).first().waitFor();
+    assert.equal(fs.existsSync(hello(ed)), false);
+  }, {}, { script: 'question.json' });
+});
+
+test('Cancel while the agent waits for you: the question closes, the turn ends, nothing runs', { timeout: 180_000 }, async () => {
+  await withEditor('cancel', async (ed) => {
+    await ed.waitStatus('agentls: idle');
+    await ed.askInChat(prompt);
+    await ed.openAsk('wants to run').waitFor();
+    await ed.chat().locator('#cancel').click();
+    await ed.entries('turn-end', 'cancelled').waitFor();
+    await waitFor('the question to close', async () => (await ed.chat().locator('.entry.ask.ask-open').count()) === 0);
+    await ed.waitStatus('agentls: idle');
+    await ed.screenshot('1-after-cancel');
+    assert.equal(fs.existsSync(hello(ed)), false);
   });
 });
 
-test('Cancel while the agent waits for you: the turn ends, the file is unchanged', { timeout: 180_000 }, async () => {
-  await withEditor('cancel', async (ed) => {
-    await ed.waitStatus('agentls: idle');
-    await ed.openFile('greeting.txt');
-    await ed.ask(prompt);
-    await ed.toast('wants to edit').waitFor({ state: 'visible' });
-    await ed.waitStatus('agentls: waiting for you');
+test('Review in the diff editor: one hunk of two accepted, the model told the other was rejected; Revert undoes the turn', { timeout: 180_000 }, async () => {
+  await withEditor(
+    'review',
+    async (ed) => {
+      await ed.waitStatus('agentls: idle');
+      await ed.openFile('notes.txt', 'alpha: first line');
+      // Select the first line and ask about it from the editor's context menu: the question is the person's.
+      await ed.page.keyboard.press('Control+Home');
+      await ed.page.keyboard.press('Shift+End');
+      await ed.page.locator('.part.editor .view-line', { hasText: 'alpha: first line' }).first().click({ button: 'right' });
+      // Monaco's menu can miss a click that comes before the pointer moved over it: hover first;
+      // Enter (the item has the focus) only when the menu is still open a while after the click.
+      const item = ed.page.locator('.context-view .action-label', { hasText: 'Ask About Selection' });
+      await item.hover();
+      await item.click();
+      const closed = await item.waitFor({ state: 'hidden', timeout: 3000 }).then(() => true, () => false);
+      if (!closed) {
+        await ed.page.keyboard.press('Enter');
+      }
+      const box = ed.chat().locator('#prompt');
+      await waitFor('the chat prompt to ask about the selection', async () => (await box.getAttribute('placeholder')) === 'Ask about notes.txt:1…' && box.evaluate((e) => document.activeElement === e));
+      await ed.chat().locator('#context-label', { hasText: 'with notes.txt:1' }).waitFor();
+      await ed.page.keyboard.type('Tidy notes.txt');
+      await ed.page.keyboard.press('Enter');
 
-    await ed.runCommand('agentls: Cancel');
+      // The diff editor: current text left, proposal right, a lens per hunk.
+      await ed.page.locator('.tabs-container .tab', { hasText: "agentls's change (2 hunks)" }).waitFor();
+      const diff = ed.page.locator('.monaco-diff-editor');
+      await diff.locator('.editor.modified .view-lines', { hasText: 'ALPHA: the first line' }).waitFor();
+      const lens = (text) => diff.locator('.editor.modified .codelens-decoration', { hasText: text });
+      await lens('Accept hunk 1 of 2').waitFor();
+      await lens('Accept hunk 2 of 2').waitFor();
+      await lens('Accept all 2').waitFor();
+      await ed.openAsk('notes.txt').waitFor();
+      await ed.screenshot('1-review-diff-editor');
 
-    await ed.waitTranscript('the cancelled turn', /ended: cancelled/);
-    await ed.waitStatus('agentls: idle');
-    await ed.toast('turn cancelled').waitFor({ state: 'visible' });
-    await ed.screenshot('1-after-cancel');
-    assert.equal(fs.readFileSync(ed.file, 'utf8'), original);
-  });
+      await lens('Accept hunk 1 of 2').locator('a', { hasText: 'Accept hunk 1 of 2' }).click();
+      await lens('Accepted hunk 1 of 2').waitFor();
+      await ed.screenshot('2-one-hunk-accepted');
+      await lens('Accept hunk 2 of 2').locator('a', { hasText: /^Reject$/ }).click();
+
+      // Only hunk 1 lands; the review closes; the model's result says hunk 2 was rejected.
+      const want = notes.replace('alpha: first line', 'ALPHA: the first line');
+      await waitFor('notes.txt to hold hunk 1 only', () => fs.readFileSync(path.join(ed.workspace, 'notes.txt'), 'utf8') === want);
+      await waitFor('the review tab to close', async () => (await ed.page.locator('.tabs-container .tab', { hasText: "agentls's change" }).count()) === 0);
+      await ed.chat().locator('.entry.ask.ask-answered', { hasText: 'accepted hunk 1 of 2' }).waitFor();
+      const tool = ed.entries('tool', 'notes.txt').filter({ hasText: 'multiedit' });
+      await tool.locator('summary').first().click();
+      await tool.locator('pre.output', { hasText: /rejected/ }).waitFor();
+      assert.match(await tool.locator('pre.output').innerText(), /hunk\(s\) 1 of 2/);
+      await ed.entries('turn-end', 'done').waitFor();
+      await ed.screenshot('3-after-review');
+
+      // Revert, next to the status: the whole turn is undone.
+      await ed.status('agentls: revert the last turn').first().click();
+      await waitFor('notes.txt to be restored', () => fs.readFileSync(path.join(ed.workspace, 'notes.txt'), 'utf8') === notes);
+      await ed.entries('notice', 'Reverted turn').waitFor();
+    },
+    {},
+    { script: 'review.json' },
+  );
+});
+
+test('agentls.model set in the user settings of a running code-server window applies without a reload; the prompt is kept', { timeout: 180_000 }, async () => {
+  await withEditor(
+    'settings',
+    async (ed) => {
+      await ed.waitStatus('agentls: idle');
+      const question = 'Who answers?';
+      await ed.askInChat(question);
+      // The error names the VS Code setting, and the prompt stays.
+      const err = ed.entries('notice', 'agentls.model');
+      await err.waitFor();
+      assert.equal(await ed.chat().locator('#prompt').inputValue(), question);
+      await ed.screenshot('1-no-model');
+
+      // Open Settings: the user settings, where agentls.model applies in this (remote) window.
+      await err.getByRole('button', { name: 'Open Settings (agentls.model)' }).click();
+      const editor = ed.page.locator('.settings-editor');
+      const item = editor.locator('.setting-item-contents', { hasText: 'Agentls: Model' });
+      await item.waitFor();
+      const tab = await editor.locator('.settings-tabs-widget .checked').innerText();
+      assert.match(tab, /^User/, 'the User tab is chosen');
+      assert.doesNotMatch(await item.innerText(), /cannot be applied|can only be applied|not applied/i);
+      const input = item.locator('input').first();
+      await input.fill(`replay:${ed.script}`);
+      await input.press('Tab');
+      await waitFor('the user settings file to hold agentls.model', () => fs.readFileSync(path.join(ed.dataDir, 'User', 'settings.json'), 'utf8').includes(ed.script));
+      await ed.screenshot('2-settings-user-tab');
+
+      // The server restarts with it; the kept prompt goes as it is.
+      await ed.entries('notice', 'Settings changed').waitFor();
+      await ed.waitStatus('agentls: idle');
+      const box = ed.chat().locator('#prompt');
+      await ed.chat().getByRole('button', { name: 'Send', exact: true }).click();
+      await ed.entries('assistant', 'Hello from the replay model').locator('li', { hasText: 'no window reload' }).waitFor();
+      assert.equal(await box.inputValue(), '');
+      await ed.screenshot('3-answer-after-settings');
+
+      // The session is stored: Resume Session… lists it, as the one shown.
+      await ed.page.locator('.action-label[aria-label^="Resume Session"]').first().click();
+      await ed.page.locator('.quick-input-list .monaco-list-row', { hasText: 'Who answers?' }).filter({ hasText: 'shown now' }).waitFor();
+      await ed.screenshot('4-sessions');
+      await ed.page.keyboard.press('Escape');
+
+      // New Chat empties the chat; resuming the session brings its transcript back.
+      await ed.page.locator('.action-label[aria-label^="New Chat"]').first().click();
+      await waitFor('the new chat to be empty', async () => (await ed.entries('assistant').count()) === 0);
+      await ed.waitStatus('agentls: idle');
+      await ed.page.locator('.action-label[aria-label^="Resume Session"]').first().click();
+      await ed.page.locator('.quick-input-list .monaco-list-row', { hasText: 'Who answers?' }).click();
+      await ed.entries('notice', 'Resumed this session').waitFor();
+      await ed.entries('assistant', 'Hello from the replay model').waitFor();
+      await ed.screenshot('5-resumed');
+    },
+    { 'agentls.model': undefined },
+    { script: 'answer.json' },
+  );
 });
 
 test('A missing agentls binary: the status says stopped and the error names the setting', { timeout: 120_000 }, async () => {

@@ -1,78 +1,58 @@
-// Unit tests of the transcript lines and the status, without VS Code.
+// Unit tests of the session's status, step and revertable turn, without VS Code.
 // Run: npm run test:unit
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 
-import { formatEvent, SessionState } from '../../src/events';
+import { SessionState } from '../../src/events';
 
-const at = { now: new Date(2026, 0, 2, 3, 4, 5) };
-
-test('formatEvent: one readable line per event', () => {
-  const e = { session_id: 's1', turn_id: 's1-t1' };
-  assert.equal(formatEvent({ ...e, type: 'turn_start' }, at), '[03:04:05] ── turn s1-t1 started');
-  assert.equal(formatEvent({ ...e, type: 'text', text: 'Let me look.' }, at), '[03:04:05] agent: Let me look.');
-  assert.equal(formatEvent({ ...e, type: 'text', text: '  ' }, at), undefined);
-  assert.equal(
-    formatEvent({ ...e, type: 'tool_call', id: 'call_1', name: 'view', input: { file_path: 'a.txt' }, title: 'view a.txt' }, at),
-    '[03:04:05] → view a.txt',
-  );
-  assert.equal(formatEvent({ ...e, type: 'tool_call', name: 'bash', input: { command: 'ls -l' } }, at), '[03:04:05] → bash ls -l');
-  assert.equal(
-    formatEvent({ ...e, type: 'permission', tool: 'edit', capability: 'write', scope: 'a.txt', decision: 'allow', source: 'user' }, at),
-    '[03:04:05] permission: edit a.txt allowed (user)',
-  );
-  assert.equal(
-    formatEvent({ ...e, type: 'permission', tool: 'bash', decision: 'deny', source: 'rule', reason: 'network client' }, at),
-    '[03:04:05] permission: bash denied (rule: network client)',
-  );
-  assert.equal(
-    formatEvent({ ...e, type: 'tool_result', id: 'call_1', name: 'view', is_error: false, content: 'line 1\nline 2\nline 3\n' }, at),
-    '[03:04:05] ← view ok: line 1 (+2 more lines)',
-  );
-  assert.equal(
-    formatEvent({ ...e, type: 'tool_result', name: 'edit', is_error: true, content: 'old_string not found' }, at),
-    '[03:04:05] ← edit failed: old_string not found',
-  );
-  assert.equal(
-    formatEvent({ ...e, type: 'tool_result', name: 'view', is_error: false, content: '<file>\n     1|Hello\n</file>\n' }, at),
-    '[03:04:05] ← view ok: 1|Hello (+2 more lines)',
-  );
-  assert.equal(
-    formatEvent(
-      { ...e, type: 'permission', tool: 'view', scope: '/w/src/a.go', decision: 'allow', source: 'default' },
-      { ...at, rel: (p) => p.replace('/w/', '') },
-    ),
-    '[03:04:05] permission: view src/a.go allowed (default)',
-  );
-  assert.equal(formatEvent({ ...e, type: 'error', message: 'no model' }, at), '[03:04:05] error: no model');
-  assert.equal(formatEvent({ ...e, type: 'turn_end', reason: 'completed' }, at), '[03:04:05] ── turn s1-t1 ended: completed');
-});
-
-test('formatEvent: multi-line text and diffs are indented below the line', () => {
-  assert.equal(formatEvent({ type: 'text', text: 'One.\nTwo.' }, at), '[03:04:05] agent: One.\n    Two.');
-  const diff = '--- a/a.txt\n+++ b/a.txt\n@@ -1 +1 @@\n-Hello\n+Bye\n';
-  assert.equal(
-    formatEvent({ type: 'tool_result', name: 'edit', is_error: false, content: 'edited a.txt', diff }, at),
-    '[03:04:05] ← edit ok\n    --- a/a.txt\n    +++ b/a.txt\n    @@ -1 +1 @@\n    -Hello\n    +Bye',
-  );
-});
-
-test('SessionState: idle, working, waiting for you, idle', () => {
+test('SessionState: idle, working on a step, waiting for you, idle', () => {
   const s = new SessionState();
   assert.equal(s.status(), 'idle');
-  s.onAsked('s1-t1');
+  s.onAsked('s1-t1', 's1');
   assert.equal(s.status(), 'working');
+  assert.equal(s.sessionId, 's1');
   s.onEvent({ type: 'turn_start', turn_id: 's1-t1' });
-  assert.equal(s.status(), 'working');
-  assert.equal(s.turnId, 's1-t1');
-  const ask = s.askOpened();
+  s.onEvent({ type: 'tool_call', turn_id: 's1-t1', name: 'view', title: 'view a.txt' });
+  assert.equal(s.step, 'view a.txt');
+  s.onEvent({ type: 'todos', turn_id: 's1-t1', message: '2/5: writing the fix' });
+  assert.equal(s.step, '2/5: writing the fix');
+  s.askOpened('ask-1');
   assert.equal(s.status(), 'waiting');
-  s.askClosed(ask);
+  s.askClosed('ask-1');
   assert.equal(s.status(), 'working');
+  s.onEvent({ type: 'text_delta', turn_id: 's1-t1', text: 'Do' });
+  assert.equal(s.step, 'writing the answer');
   s.onEvent({ type: 'turn_end', turn_id: 's1-t1', reason: 'completed' });
   assert.equal(s.status(), 'idle');
+  assert.equal(s.step, undefined);
   assert.equal(s.turnId, undefined);
   assert.equal(s.lastTurnId, 's1-t1');
+});
+
+test('SessionState: the last turn that changed a file is the one to revert', () => {
+  const s = new SessionState();
+  s.onEvent({ type: 'turn_start', turn_id: 't1' });
+  s.onEvent({ type: 'tool_result', turn_id: 't1', name: 'view', is_error: false });
+  assert.equal(s.changedTurnId, undefined);
+  s.onEvent({ type: 'tool_result', turn_id: 't1', name: 'edit', is_error: true });
+  assert.equal(s.changedTurnId, undefined, 'a failed edit changed nothing');
+  s.onEvent({ type: 'tool_result', turn_id: 't1', name: 'edit', is_error: false });
+  s.onEvent({ type: 'turn_end', turn_id: 't1', reason: 'completed' });
+  assert.equal(s.changedTurnId, 't1');
+  s.onEvent({ type: 'turn_start', turn_id: 't2' });
+  s.onEvent({ type: 'turn_end', turn_id: 't2', reason: 'completed' });
+  assert.equal(s.changedTurnId, 't1', 'a turn without changes leaves it');
+  s.onReverted();
+  assert.equal(s.changedTurnId, undefined);
+});
+
+test('SessionState: a subagent event names the step but does not end the turn', () => {
+  const s = new SessionState();
+  s.onEvent({ type: 'turn_start', turn_id: 't1' });
+  s.onEvent({ type: 'tool_call', turn_id: 't1', parent_id: 'call_1', name: 'grep', title: 'grep Foo' });
+  assert.equal(s.step, 'subagent: grep Foo');
+  s.onEvent({ type: 'turn_end', turn_id: 't1', parent_id: 'call_1', reason: 'completed' });
+  assert.equal(s.status(), 'working');
 });
 
 test('SessionState: events that beat the ask reply leave it idle', () => {
@@ -81,7 +61,7 @@ test('SessionState: events that beat the ask reply leave it idle', () => {
   s.onEvent({ type: 'turn_end', turn_id: 's1-t2', reason: 'completed' });
   s.onAsked('s1-t2');
   assert.equal(s.status(), 'idle');
-  s.askOpened();
+  s.askOpened('a');
   s.reset();
   assert.equal(s.status(), 'idle');
   assert.equal(s.busy, false);
@@ -90,14 +70,14 @@ test('SessionState: events that beat the ask reply leave it idle', () => {
 test('SessionState: a question left open when its turn ends no longer waits', () => {
   const s = new SessionState();
   s.onEvent({ type: 'turn_start', turn_id: 't1' });
-  const stale = s.askOpened();
+  s.askOpened('stale');
   assert.equal(s.status(), 'waiting');
   s.onEvent({ type: 'turn_end', turn_id: 't1', reason: 'cancelled' });
   assert.equal(s.status(), 'idle');
   s.onEvent({ type: 'turn_start', turn_id: 't2' });
-  const ask = s.askOpened();
-  s.askClosed(stale); // answered late: the new question still waits
+  s.askOpened('ask');
+  s.askClosed('stale'); // answered late: the new question still waits
   assert.equal(s.status(), 'waiting');
-  s.askClosed(ask);
+  s.askClosed('ask');
   assert.equal(s.status(), 'working');
 });

@@ -1,0 +1,103 @@
+// What the chat view shows: one entry per prompt, answer, tool call, ask
+// or notice. The extension builds them (transcript.ts) and the webview
+// draws them (webview/render.ts); they are plain JSON, stored across
+// reloads. No vscode import: shared by the extension, the webview and the
+// unit tests.
+
+import type { Choice } from '../protocol';
+
+export interface UserEntry {
+  kind: 'user';
+  id: string;
+  text: string;
+  /** The file (and lines) that went with the prompt, for the label. */
+  context?: string;
+}
+
+export interface TextEntry {
+  /** assistant: the answer (markdown); thinking: the model's reasoning. */
+  kind: 'assistant' | 'thinking';
+  id: string;
+  turnId?: string;
+  text: string;
+  /** More text is coming (text_delta) until the step's whole text arrives. */
+  streaming: boolean;
+}
+
+export type ToolStatus = 'running' | 'ok' | 'failed' | 'denied' | 'stopped';
+
+export interface ToolEntry {
+  kind: 'tool';
+  id: string;
+  turnId?: string;
+  callId?: string;
+  name: string;
+  title: string;
+  /** The call's input, pretty JSON. */
+  input?: string;
+  status: ToolStatus;
+  /** The tool's whole result as the model saw it. */
+  output?: string;
+  diff?: string;
+  /** A command's exit code (bash results end with "Exit code: N"). */
+  exitCode?: number;
+  /** What the gate decided ("allowed (user)"). */
+  permission?: string;
+  /** Set for a subagent's call: the agent tool call that started it. */
+  parentId?: string;
+}
+
+/** A question waiting for the person, shown inline with its choices. */
+export interface AskEntry {
+  kind: 'ask';
+  id: string;
+  /** permission: agentls/ask or a server message; review: agentls/review; question: the question tool. */
+  askKind: 'permission' | 'review' | 'question';
+  message: string;
+  warnings?: string[];
+  diff?: string;
+  choices: Choice[];
+  /** question: free text is accepted. */
+  freeText?: boolean;
+  multi?: boolean;
+  /** review: the file and the number of hunks. */
+  path?: string;
+  hunks?: number;
+  state: 'open' | 'answered' | 'closed';
+  /** What it ended with, for the person ("Allow", "timed out"). */
+  outcome?: string;
+}
+
+export interface NoticeEntry {
+  kind: 'notice';
+  id: string;
+  level: 'info' | 'warning' | 'error';
+  text: string;
+  /** A VS Code setting the notice names: the view offers Open Settings. */
+  setting?: string;
+}
+
+export interface TurnEntry {
+  kind: 'turn';
+  id: string;
+  turnId?: string;
+  reason: string;
+  /** "1,234 tokens in, 56 out". */
+  usage?: string;
+}
+
+export interface Todo {
+  content: string;
+  status: 'pending' | 'in_progress' | 'completed' | string;
+  active_form?: string;
+}
+
+export interface TodosEntry {
+  kind: 'todos';
+  id: string;
+  turnId?: string;
+  todos: Todo[];
+  message?: string;
+}
+
+export type Entry = UserEntry | TextEntry | ToolEntry | AskEntry | NoticeEntry | TurnEntry | TodosEntry;

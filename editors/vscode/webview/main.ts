@@ -1,0 +1,170 @@
+// The chat webview: lays out the log, the status line and the prompt,
+// draws the entries the extension sends (render.ts) and sends back what
+// the person does. The extension owns all state; this page only draws it.
+
+import './chat.css';
+
+import type { Entry } from '../src/chat/entries';
+import type { ChatStatus, FromView, ToView } from '../src/chat/messages';
+import { Prompt } from './prompt';
+import { renderEntry, RenderActions } from './render';
+
+declare function acquireVsCodeApi(): { postMessage(m: FromView): void };
+const vscode = acquireVsCodeApi();
+const post = (m: FromView) => vscode.postMessage(m);
+
+function byId<T extends HTMLElement>(id: string): T {
+  return document.getElementById(id) as T;
+}
+
+document.getElementById('app')!.innerHTML = `
+<header class="bar">
+  <span id="session" class="session"></span>
+</header>
+<main id="log" aria-live="polite"><div id="empty" class="empty">Ask the agent about your workspace. <kbd>Enter</kbd> sends, <kbd>Shift+Enter</kbd> starts a new line, <kbd>@</kbd> mentions a file, <kbd>↑</kbd> recalls earlier prompts.</div></main>
+<footer>
+  <div id="status" class="status" hidden>
+    <span id="step" class="step"></span>
+    <button id="cancel" type="button" class="link">Cancel</button>
+    <button id="revert" type="button" class="link" title="Undo every file change of the last turn">Revert</button>
+  </div>
+  <div id="mentions" class="mentions" hidden></div>
+  <label id="context" class="context" hidden><input id="with-context" type="checkbox" checked> <span id="context-label"></span></label>
+  <div class="prompt-row">
+    <textarea id="prompt" rows="2" placeholder="Ask the agent… (@ to mention a file)" aria-label="Prompt"></textarea>
+    <button id="send" type="button">Send</button>
+  </div>
+</footer>`;
+
+const log = byId<HTMLElement>('log');
+const defaultPlaceholder = byId<HTMLTextAreaElement>('prompt').placeholder;
+const nodes = new Map<string, HTMLElement>();
+let sending = false;
+
+const actions: RenderActions = {
+  answer: (id, answer, extra) => post({ type: 'answer', id, answer, ...extra }),
+  openSettings: (setting) => post({ type: 'openSettings', setting }),
+  openReview: (id) => post({ type: 'openReview', id }),
+};
+
+const prompt = new Prompt(byId('prompt'), byId('mentions'), {
+  send: (text) => send(text),
+  draft: (text) => post({ type: 'draft', text }),
+  mentions: (query) => post({ type: 'mentions', query }),
+});
+
+function send(text: string): void {
+  if (sending) {
+    return;
+  }
+  sending = true;
+  byId<HTMLButtonElement>('send').disabled = true;
+  post({ type: 'ask', prompt: text, withContext: byId<HTMLInputElement>('with-context').checked });
+}
+
+byId('send').addEventListener('click', () => {
+  const text = prompt.box.value;
+  if (text.trim() !== '') {
+    send(text);
+  }
+});
+byId('cancel').addEventListener('click', () => post({ type: 'cancel' }));
+byId('revert').addEventListener('click', () => post({ type: 'revert' }));
+
+function nearBottom(): boolean {
+  return log.scrollTop + log.clientHeight >= log.scrollHeight - 48;
+}
+
+/** Draws entries: new ones at the end, changed ones in place (details keep their open state); order, when given, is the order. */
+function upsert(entries: Entry[], order?: string[]): void {
+  const stick = nearBottom();
+  for (const e of entries) {
+    const node = renderEntry(e, actions);
+    const old = nodes.get(e.id);
+    if (old) {
+      if (old instanceof HTMLDetailsElement && node instanceof HTMLDetailsElement) {
+        node.open = old.open;
+      }
+      old.replaceWith(node);
+    } else {
+      log.appendChild(node);
+    }
+    nodes.set(e.id, node);
+  }
+  for (const id of order ?? []) {
+    const n = nodes.get(id);
+    if (n) {
+      log.appendChild(n);
+    }
+  }
+  byId('empty').hidden = nodes.size > 0;
+  if (stick) {
+    log.scrollTop = log.scrollHeight;
+  }
+}
+
+function showStatus(s: ChatStatus): void {
+  const busy = s.status === 'working' || s.status === 'waiting';
+  const words: Record<string, string> = {
+    working: s.step ? `Working: ${s.step}` : 'Working…',
+    waiting: 'Waiting for you',
+    starting: 'Starting agentls…',
+    stopped: 'agentls is not running',
+  };
+  byId('step').textContent = words[s.status] ?? '';
+  byId('cancel').hidden = !busy;
+  byId('revert').hidden = busy || !s.revertTurnId;
+  byId('status').hidden = !(busy || s.revertTurnId || s.status === 'stopped' || s.status === 'starting');
+  byId('status').dataset.status = s.status;
+  byId('session').textContent = s.session ?? '';
+  byId('session').parentElement!.hidden = !s.session;
+  const ctx = byId('context');
+  ctx.hidden = !s.context;
+  byId('context-label').textContent = s.context ? `with ${s.context}` : '';
+}
+
+window.addEventListener('message', (ev: MessageEvent<ToView>) => {
+  const m = ev.data;
+  switch (m.type) {
+    case 'reset':
+      for (const n of nodes.values()) {
+        n.remove();
+      }
+      nodes.clear();
+      upsert(m.entries);
+      log.scrollTop = log.scrollHeight;
+      prompt.setHistory(m.history);
+      if (prompt.box.value === '' && m.draft) {
+        prompt.set(m.draft);
+      }
+      showStatus(m.status);
+      return;
+    case 'entries':
+      upsert(m.entries, m.order);
+      return;
+    case 'status':
+      showStatus(m.status);
+      return;
+    case 'asked':
+      sending = false;
+      byId<HTMLButtonElement>('send').disabled = false;
+      if (m.ok) {
+        prompt.sent(m.prompt);
+        prompt.box.placeholder = defaultPlaceholder;
+      }
+      prompt.box.focus();
+      return;
+    case 'mentions':
+      prompt.showFiles(m.query, m.files);
+      return;
+    case 'focus':
+      if (m.text !== undefined && prompt.box.value.trim() === '') {
+        prompt.set(m.text);
+      }
+      prompt.box.placeholder = m.placeholder ?? defaultPlaceholder;
+      prompt.box.focus();
+      return;
+  }
+});
+
+post({ type: 'ready' });
