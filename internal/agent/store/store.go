@@ -83,11 +83,39 @@ func Open(ctx context.Context, path string) (*Store, error) {
 	db.SetMaxIdleConns(1)
 
 	s := &Store{db: db}
-	if err := s.migrate(ctx); err != nil {
+	if err := s.migrateWaiting(ctx); err != nil {
 		db.Close()
 		return nil, fmt.Errorf("open store %s: %w", abs, err)
 	}
 	return s, nil
+}
+
+// migrateWaiting migrates, trying again while another process holds the
+// database for up to busyTimeout. SQLite's busy handler does not cover a
+// new database switched to WAL by another connection at that moment: its
+// BEGIN fails with SQLITE_BUSY at once (two agentls processes started
+// together, the loser ran without history).
+func (s *Store) migrateWaiting(ctx context.Context) error {
+	deadline := time.Now().Add(busyTimeout)
+	for wait := 5 * time.Millisecond; ; wait = min(2*wait, 200*time.Millisecond) {
+		err := s.migrate(ctx)
+		if err == nil || !isBusy(err) || time.Now().Add(wait).After(deadline) {
+			return err
+		}
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("migrate schema: %w", ctx.Err())
+		case <-time.After(wait):
+		}
+	}
+}
+
+// isBusy reports whether err is SQLite's SQLITE_BUSY (any extended code):
+// another connection holds the lock.
+func isBusy(err error) bool {
+	const sqliteBusy = 5
+	var e interface{ Code() int }
+	return errors.As(err, &e) && e.Code()&0xff == sqliteBusy
 }
 
 // dsn is a file: URI for path, so names with '?', '#' or '%' reach SQLite

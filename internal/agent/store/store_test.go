@@ -685,3 +685,36 @@ func TestDecisions(t *testing.T) {
 		t.Fatalf("latest decision = %+v, %v; want the view decision stamped now", got, err)
 	}
 }
+
+// TestOpenNewDatabaseAtOnce opens one new database from several stores at
+// the same moment, as two agentls processes started together do: each
+// must open it (the loser of the race for the first write lock waits; it
+// used to fail with SQLITE_BUSY and run without history).
+func TestOpenNewDatabaseAtOnce(t *testing.T) {
+	for round := range 20 {
+		path := filepath.Join(t.TempDir(), "agentls.db")
+		const n = 4
+		var wg sync.WaitGroup
+		errs := make([]error, n)
+		start := make(chan struct{})
+		for i := range n {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				<-start
+				s, err := Open(context.Background(), path)
+				if err == nil {
+					err = s.Close()
+				}
+				errs[i] = err
+			}()
+		}
+		close(start)
+		wg.Wait()
+		for i, err := range errs {
+			if err != nil {
+				t.Fatalf("round %d, store %d: %v", round, i, err)
+			}
+		}
+	}
+}
