@@ -265,7 +265,7 @@ func genCase(c *chooser) (fuzzCase, bool) {
 		fc.head, fc.tail = content, content
 	case len(strict) == 1 && strict[0] != firstText, len(strict) == 0 && (len(loose) != 1 || loose[0] != firstText):
 		return fuzzCase{}, false // it matches elsewhere better
-	case len(newBlock) == 0: // fuzzy: whole lines
+	case repl == "": // fuzzy delete (new_string empty, even if the edit keeps blank lines the model did not quote): whole lines
 		fc.want, fc.head, fc.tail = deleteLines(content, start, end, i, eols)
 	default: // fuzzy: whole lines; kept ones as the file has them, the others re-indented
 		for eols[j-1] == "" && len(newBlock) > 1 && newBlock[len(newBlock)-1].line.text == "" {
