@@ -16,8 +16,7 @@ func TestShutdownSendsNoParams(t *testing.T) {
 	t.Parallel()
 	m, dir, logPath := fakeManager(t, "", nil)
 	ctx := context.Background()
-	path := filepath.Join(dir, "a.fake")
-	os.WriteFile(path, []byte("hello\n"), 0o644)
+	path := fakeFile(t, dir, "hello\n")
 	if _, err := m.ClientFor(ctx, path); err != nil {
 		t.Fatal(err)
 	}
@@ -70,8 +69,7 @@ func TestPositionEncodings(t *testing.T) {
 			t.Parallel()
 			m, dir, logPath := fakeManager(t, tt.mode, nil)
 			ctx := context.Background()
-			path := filepath.Join(dir, "a.fake")
-			os.WriteFile(path, []byte("first\n"+line+"\n"), 0o644)
+			path := fakeFile(t, dir, "first\n"+line+"\n")
 			c, err := m.ClientFor(ctx, path)
 			if err != nil {
 				t.Fatal(err)
@@ -107,8 +105,7 @@ func TestConfigurationAnswered(t *testing.T) {
 		s.Settings = settings
 		c.Servers["fake"] = s
 	})
-	path := filepath.Join(dir, "a.fake")
-	os.WriteFile(path, []byte("x\n"), 0o644)
+	path := fakeFile(t, dir, "x\n")
 	if _, err := m.ClientFor(context.Background(), path); err != nil {
 		t.Fatal(err)
 	}
@@ -135,8 +132,7 @@ func TestSyncAndDidWrite(t *testing.T) {
 	m, dir, logPath := fakeManager(t, "register", nil)
 	ctx := context.Background()
 	ws := m.ws.(*testWS)
-	path := filepath.Join(dir, "a.fake")
-	os.WriteFile(path, []byte("one\n"), 0o644)
+	path := fakeFile(t, dir, "one\n")
 	if err := m.Sync(ctx, path); err != nil {
 		t.Fatal(err)
 	}
@@ -313,8 +309,7 @@ func TestServerDyingAtStart(t *testing.T) {
 	t.Parallel()
 	m, dir, _ := fakeManager(t, "die", nil)
 	ctx := context.Background()
-	path := filepath.Join(dir, "a.fake")
-	os.WriteFile(path, []byte("a\n"), 0o644)
+	path := fakeFile(t, dir, "a\n")
 	_, err := m.ClientFor(ctx, path)
 	if err == nil || !strings.Contains(err.Error(), "exited while starting") || !strings.Contains(err.Error(), "bad config in fake.toml") {
 		t.Fatalf("first start: %v, want the exit and its stderr", err)

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -28,8 +27,7 @@ func TestFaultServerCrashesMidRequest(t *testing.T) {
 			t.Parallel()
 			m, dir, logPath := fakeManager(t, tc.mode, func(c *Config) { c.RequestTimeout = time.Minute })
 			ctx := context.Background()
-			path := filepath.Join(dir, "a.fake")
-			os.WriteFile(path, []byte("hello\n"), 0o644)
+			path := fakeFile(t, dir, "hello\n")
 			c, err := m.ClientFor(ctx, path)
 			if err != nil {
 				t.Fatal(err)
@@ -68,8 +66,7 @@ func TestFaultServerHangs(t *testing.T) {
 	t.Parallel()
 	m, dir, logPath := fakeManager(t, "silent", func(c *Config) { c.RequestTimeout = 300 * time.Millisecond })
 	ctx := context.Background()
-	path := filepath.Join(dir, "a.fake")
-	os.WriteFile(path, []byte("hello\n"), 0o644)
+	path := fakeFile(t, dir, "hello\n")
 	c, err := m.ClientFor(ctx, path)
 	if err != nil {
 		t.Fatal(err)
@@ -97,8 +94,7 @@ func TestFaultServerFloodsOutput(t *testing.T) {
 	t.Parallel()
 	m, dir, _ := fakeManager(t, "echo,flood", nil)
 	ctx := context.Background()
-	path := filepath.Join(dir, "a.fake")
-	os.WriteFile(path, []byte("hello\n"), 0o644)
+	path := fakeFile(t, dir, "hello\n")
 	c, err := m.ClientFor(ctx, path)
 	if err != nil {
 		t.Fatalf("start a flooding server: %v", err)

@@ -104,6 +104,16 @@ func goplsManager(t testing.TB, ws Workspace, initOptions any) *Manager {
 	return m
 }
 
+// fakeFile writes a.fake, a document the fake server takes, into dir.
+func fakeFile(t testing.TB, dir, text string) string {
+	t.Helper()
+	path := filepath.Join(dir, "a.fake")
+	if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
 // fakeManager returns a Manager whose only server, "fake", is this test
 // binary in the given mode, serving *.fake files in a fresh folder.
 func fakeManager(t testing.TB, mode string, edit func(*Config)) (m *Manager, dir, logPath string) {
