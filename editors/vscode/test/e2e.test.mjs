@@ -465,8 +465,11 @@ test('Chat: a streamed answer, the ask inline with full labels, tool output and 
     await box.click();
     await ed.page.keyboard.press('ArrowUp');
     await waitFor('Up to bring back the last prompt', async () => (await box.inputValue()) === prompt);
-    await ed.page.keyboard.press('Control+A');
-    await ed.page.keyboard.type('Look at @greet');
+    // Typed into the box itself (pressSequentially focuses it first): on a loaded machine the
+    // first keys after the reload's restore could miss it.
+    await box.fill('');
+    await box.pressSequentially('Look at @greet');
+    await waitFor('the typed prompt in the box', async () => (await box.inputValue()) === 'Look at @greet');
     await ed.chat().locator('#mentions .mention', { hasText: 'greeting.txt' }).waitFor();
     await ed.screenshot('4-file-mention');
     await ed.page.keyboard.press('Tab');
