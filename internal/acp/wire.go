@@ -145,7 +145,9 @@ func (w *wire) pump(sdk *io.PipeWriter) {
 		line, tooLong, err = readLine(r)
 		if tooLong {
 			w.reject(nil, codeInvalidRequest, fmt.Sprintf("line %d: a message of more than %d MiB was skipped: send large files as resource links (the agent reads them itself) rather than embedding them", n, maxLine>>20))
-		} else if len(bytes.TrimSpace(line)) > 0 {
+		} else if line = bytes.TrimSpace(line); len(line) > 0 {
+			// What is checked is what the SDK gets: a leading \v or \f is
+			// space to TrimSpace but not to a JSON decoder.
 			if w.check(n, line) {
 				if _, werr := sdk.Write(append(line, '\n')); werr != nil {
 					err = werr
@@ -187,11 +189,10 @@ func readLine(r *bufio.Reader) (line []byte, tooLong bool, err error) {
 	}
 }
 
-// check reports whether a line is a JSON-RPC 2.0 message the SDK can
-// take, answering it with an error when it is not. Requests are shown to
-// watch.
-func (w *wire) check(n int, line []byte) bool {
-	trimmed := bytes.TrimSpace(line)
+// check reports whether a line (trimmed of spaces) is a JSON-RPC 2.0
+// message the SDK can take, answering it with an error when it is not.
+// Requests are shown to watch.
+func (w *wire) check(n int, trimmed []byte) bool {
 	if !json.Valid(trimmed) {
 		var v any
 		err := json.Unmarshal(trimmed, &v)
