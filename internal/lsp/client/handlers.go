@@ -142,6 +142,9 @@ func (s *session) recordProgress(params json.RawMessage) {
 	defer s.progMu.Unlock()
 	switch p.Value.Kind {
 	case "begin":
+		if len(s.progress) == 0 {
+			s.progIdle = make(chan struct{})
+		}
 		s.progress[key] = p.Value.Title
 	case "report":
 		if title, ok := s.progress[key]; ok {
@@ -152,7 +155,12 @@ func (s *session) recordProgress(params json.RawMessage) {
 			s.progress[key] = t
 		}
 	case "end":
-		delete(s.progress, key)
+		if _, ok := s.progress[key]; ok {
+			delete(s.progress, key)
+			if len(s.progress) == 0 {
+				close(s.progIdle)
+			}
+		}
 	}
 }
 

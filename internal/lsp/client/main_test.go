@@ -9,7 +9,10 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"testing"
+	"time"
 )
 
 // fakeEnv selects the fake server mode when the test binary is re-run as
@@ -40,6 +43,10 @@ func TestMain(m *testing.M) {
 //	die        print a fatal error to stderr and exit when asked to initialize
 //	crash      exit without answering a definition request (with =once,
 //	           only the first process does; later ones answer)
+//	indexing=MS  after initialized, report work-done progress "indexing"
+//	           for MS milliseconds; references asked before it ends find
+//	           only the asked position (the index is incomplete), after it
+//	           also a second place
 //	flood      before answering initialize, print 32 MiB to stdout without
 //	           a newline, 8 MiB of lines to stdout and to stderr, and 5,000
 //	           logMessage notifications
@@ -62,11 +69,16 @@ func runFakeServer(mode, logPath string) int {
 	}
 	in := bufio.NewReader(os.Stdin)
 	out := bufio.NewWriter(os.Stdout)
+	var outMu sync.Mutex
 	send := func(v any) {
 		b, _ := json.Marshal(v)
+		outMu.Lock()
+		defer outMu.Unlock()
 		fmt.Fprintf(out, "Content-Length: %d\r\n\r\n%s", len(b), b)
 		out.Flush()
 	}
+	var indexed atomic.Bool
+	indexed.Store(true)
 	reply := func(id json.RawMessage, result any) {
 		send(map[string]any{"jsonrpc": "2.0", "id": id, "result": result})
 	}
@@ -123,6 +135,19 @@ func runFakeServer(mode, logPath string) int {
 			}
 			reply(msg.ID, result)
 		case "initialized":
+			if v, ok := flags["indexing"]; ok {
+				ms, _ := strconv.Atoi(v)
+				indexed.Store(false)
+				progress := func(value map[string]any) {
+					send(map[string]any{"jsonrpc": "2.0", "method": "$/progress", "params": map[string]any{"token": "idx", "value": value}})
+				}
+				progress(map[string]any{"kind": "begin", "title": "indexing"})
+				go func() {
+					time.Sleep(time.Duration(ms) * time.Millisecond)
+					indexed.Store(true)
+					progress(map[string]any{"kind": "end"})
+				}()
+			}
 			if _, ok := flags["config"]; ok {
 				send(map[string]any{"jsonrpc": "2.0", "id": "cfg", "method": "workspace/configuration",
 					"params": map[string]any{"items": []map[string]any{{"section": "fake.alpha"}, {"section": "missing"}, {}}}})
@@ -158,6 +183,16 @@ func runFakeServer(mode, logPath string) int {
 			end := p.Position
 			end.Character++
 			reply(msg.ID, []location{{URI: p.TextDocument.URI, Range: lspRange{Start: p.Position, End: end}}})
+		case "textDocument/references":
+			var p positionParams
+			_ = json.Unmarshal(msg.Params, &p)
+			locs := []location{{URI: p.TextDocument.URI, Range: lspRange{Start: p.Position, End: p.Position}}}
+			if indexed.Load() {
+				other := p.Position
+				other.Line++
+				locs = append(locs, location{URI: p.TextDocument.URI, Range: lspRange{Start: other, End: other}})
+			}
+			reply(msg.ID, locs)
 		default:
 			if len(msg.ID) > 0 && msg.Method != "" {
 				if _, ok := flags["silent"]; ok {

@@ -83,6 +83,7 @@ func (c *Client) References(ctx context.Context, path string, line, col int, inc
 		if err != nil {
 			return err
 		}
+		s.awaitIndex(ctx, "references")
 		params := referenceParams{TextDocument: pp.TextDocument, Position: pp.Position}
 		params.Context.IncludeDeclaration = includeDecl
 		var locs []location
@@ -117,6 +118,7 @@ func (c *Client) calls(ctx context.Context, path string, line, col int, method s
 		if err != nil {
 			return err
 		}
+		s.awaitIndex(ctx, "call hierarchy")
 		var items []callHierarchyItem
 		if err := s.request(ctx, c.m.timeout, "textDocument/prepareCallHierarchy", pp, &items); err != nil {
 			return err

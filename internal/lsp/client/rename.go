@@ -130,6 +130,7 @@ func (c *Client) Rename(ctx context.Context, path string, line, col int, newName
 		if err != nil {
 			return err
 		}
+		s.awaitIndex(ctx, "rename")
 		var we *workspaceEdit
 		params := renameParams{TextDocument: pp.TextDocument, Position: pp.Position, NewName: newName}
 		if err := s.request(ctx, c.m.timeout, "textDocument/rename", params, &we); err != nil {

@@ -56,6 +56,7 @@ type session struct {
 
 	progMu   sync.Mutex
 	progress map[string]string // active work-done progress: token → title
+	progIdle chan struct{}     // closed while progress is empty (see waitIdle)
 
 	// Requests in flight, for the watchdog (see track).
 	reqMu    sync.Mutex
@@ -83,6 +84,7 @@ func startSession(ctx context.Context, c *Client, l launch) (*session, error) {
 		diagWake: make(chan struct{}),
 		regs:     map[string]registration{},
 		progress: map[string]string{},
+		progIdle: closedChan(),
 		reqs:     map[uint64]pendingRequest{},
 		settings: normalize(l.settings),
 		init:     l.init,

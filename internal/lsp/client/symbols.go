@@ -63,6 +63,7 @@ func (c *Client) WorkspaceSymbols(ctx context.Context, query string) ([]Symbol, 
 		if err := s.need(s.caps.WorkspaceSymbolProvider, "workspace symbols"); err != nil {
 			return err
 		}
+		s.awaitIndex(ctx, "workspace symbols")
 		var raw []documentSymbol
 		if err := s.request(ctx, c.m.timeout, "workspace/symbol", map[string]any{"query": query}, &raw); err != nil {
 			return err
