@@ -157,6 +157,7 @@ func (s *session) recordProgress(params json.RawMessage) {
 	case "end":
 		if _, ok := s.progress[key]; ok {
 			delete(s.progress, key)
+			delete(s.outlasted, key)
 			if len(s.progress) == 0 {
 				close(s.progIdle)
 			}

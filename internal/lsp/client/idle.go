@@ -18,14 +18,24 @@ const indexWait = 10 * time.Second
 // waitIdle waits until the server reports no work-done progress in
 // flight, at most limit. It returns what is still in progress ("" for
 // nothing).
+//
+// Work that outlasted one whole wait is not waited for again: a server
+// that never ends a progress would otherwise delay every such request.
 func (s *session) waitIdle(ctx context.Context, limit time.Duration) string {
 	s.progMu.Lock()
 	idle := s.progIdle
+	stale := len(s.progress) > 0
+	for token := range s.progress {
+		stale = stale && s.outlasted[token]
+	}
 	s.progMu.Unlock()
 	select {
 	case <-idle:
 		return ""
 	default:
+	}
+	if stale {
+		return s.busy()
 	}
 	t := time.NewTimer(limit)
 	defer t.Stop()
@@ -33,6 +43,11 @@ func (s *session) waitIdle(ctx context.Context, limit time.Duration) string {
 	case <-idle:
 		return ""
 	case <-t.C:
+		s.progMu.Lock()
+		for token := range s.progress {
+			s.outlasted[token] = true
+		}
+		s.progMu.Unlock()
 	case <-ctx.Done():
 	case <-s.ctx.Done():
 	}

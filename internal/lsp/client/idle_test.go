@@ -45,11 +45,21 @@ func TestReferencesWaitForIndexing(t *testing.T) {
 // TestWaitIdleIsBounded: work that never ends delays a request by the
 // bound at most, and says what is still going on.
 func TestWaitIdleIsBounded(t *testing.T) {
-	s := &session{progress: map[string]string{"t": "indexing (1/3)"}, progIdle: make(chan struct{}), log: slog.New(slog.DiscardHandler)}
+	s := &session{progress: map[string]string{"t": "indexing (1/3)"}, progIdle: make(chan struct{}), outlasted: map[string]bool{}, log: slog.New(slog.DiscardHandler)}
 	s.ctx, s.cancel = context.WithCancel(context.Background())
 	defer s.cancel()
 	if busy := s.waitIdle(context.Background(), 50*time.Millisecond); busy != "indexing (1/3)" {
 		t.Errorf("waitIdle on endless work = %q, want what is in progress", busy)
+	}
+	// The same endless work is not waited for again; new work is.
+	start := time.Now()
+	if busy := s.waitIdle(context.Background(), time.Hour); busy != "indexing (1/3)" || time.Since(start) > time.Second {
+		t.Errorf("second waitIdle on the same work = %q after %v, want it at once", busy, time.Since(start))
+	}
+	s.progress["u"] = "loading"
+	start = time.Now()
+	if busy := s.waitIdle(context.Background(), 50*time.Millisecond); busy == "" || time.Since(start) < 50*time.Millisecond {
+		t.Errorf("waitIdle with new work = %q after %v, want a wait", busy, time.Since(start))
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()

@@ -57,6 +57,9 @@ type session struct {
 	progMu   sync.Mutex
 	progress map[string]string // active work-done progress: token → title
 	progIdle chan struct{}     // closed while progress is empty (see waitIdle)
+	// outlasted holds the tokens of progress that outlasted a whole
+	// waitIdle: not waited for again.
+	outlasted map[string]bool
 
 	// Requests in flight, for the watchdog (see track).
 	reqMu    sync.Mutex
@@ -73,21 +76,22 @@ func startSession(ctx context.Context, c *Client, l launch) (*session, error) {
 		return nil, fmt.Errorf("start %s (%s): %w; check lsp.%s.command", c.name, strings.Join(l.argv, " "), err, c.name)
 	}
 	s := &session{
-		c:        c,
-		name:     c.name,
-		log:      c.log.With("pid", p.Pid()),
-		proc:     p,
-		docs:     map[string]*doc{},
-		versions: map[string]int32{},
-		pushed:   map[string]*published{},
-		pulled:   map[string]*documentDiagnosticReport{},
-		diagWake: make(chan struct{}),
-		regs:     map[string]registration{},
-		progress: map[string]string{},
-		progIdle: closedChan(),
-		reqs:     map[uint64]pendingRequest{},
-		settings: normalize(l.settings),
-		init:     l.init,
+		c:         c,
+		name:      c.name,
+		log:       c.log.With("pid", p.Pid()),
+		proc:      p,
+		docs:      map[string]*doc{},
+		versions:  map[string]int32{},
+		pushed:    map[string]*published{},
+		pulled:    map[string]*documentDiagnosticReport{},
+		diagWake:  make(chan struct{}),
+		regs:      map[string]registration{},
+		progress:  map[string]string{},
+		progIdle:  closedChan(),
+		outlasted: map[string]bool{},
+		reqs:      map[uint64]pendingRequest{},
+		settings:  normalize(l.settings),
+		init:      l.init,
 	}
 	s.ctx, s.cancel = context.WithCancel(context.Background())
 	s.conn = jsonrpc2.NewConn(framing.New(p, framing.Options{MaxMessageSize: 64 << 20, Log: s.log}))
