@@ -142,7 +142,7 @@ func (s *session) recordProgress(params json.RawMessage) {
 	defer s.progMu.Unlock()
 	switch p.Value.Kind {
 	case "begin":
-		if len(s.progress) == 0 {
+		if s.progIdle == nil {
 			s.progIdle = make(chan struct{})
 		}
 		s.progress[key] = p.Value.Title
@@ -160,6 +160,7 @@ func (s *session) recordProgress(params json.RawMessage) {
 			delete(s.outlasted, key)
 			if len(s.progress) == 0 {
 				close(s.progIdle)
+				s.progIdle = nil
 			}
 		}
 	}

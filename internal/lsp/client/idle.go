@@ -24,15 +24,16 @@ const indexWait = 10 * time.Second
 func (s *session) waitIdle(ctx context.Context, limit time.Duration) string {
 	s.progMu.Lock()
 	idle := s.progIdle
-	stale := len(s.progress) > 0
+	stale := true
 	for token := range s.progress {
-		stale = stale && s.outlasted[token]
+		if !s.outlasted[token] {
+			stale = false
+			break
+		}
 	}
 	s.progMu.Unlock()
-	select {
-	case <-idle:
+	if idle == nil {
 		return ""
-	default:
 	}
 	if stale {
 		return s.busy()
@@ -61,11 +62,4 @@ func (s *session) awaitIndex(ctx context.Context, what string) {
 	if busy := s.waitIdle(ctx, indexWait); busy != "" {
 		s.log.Warn("language server still busy; its answer may be incomplete", "request", what, "busy", busy)
 	}
-}
-
-// closedChan is a channel that is already closed.
-func closedChan() chan struct{} {
-	c := make(chan struct{})
-	close(c)
-	return c
 }

@@ -66,7 +66,7 @@ func TestWaitIdleIsBounded(t *testing.T) {
 	if busy := s.waitIdle(ctx, time.Hour); busy == "" {
 		t.Error("a cancelled wait reported the server idle")
 	}
-	idle := &session{progress: map[string]string{}, progIdle: closedChan()}
+	idle := &session{progress: map[string]string{}}
 	if busy := idle.waitIdle(context.Background(), time.Hour); busy != "" {
 		t.Errorf("waitIdle on an idle server = %q", busy)
 	}

@@ -56,7 +56,7 @@ type session struct {
 
 	progMu   sync.Mutex
 	progress map[string]string // active work-done progress: token → title
-	progIdle chan struct{}     // closed while progress is empty (see waitIdle)
+	progIdle chan struct{}     // while progress is not empty, closed when it empties; else nil
 	// outlasted holds the tokens of progress that outlasted a whole
 	// waitIdle: not waited for again.
 	outlasted map[string]bool
@@ -87,7 +87,6 @@ func startSession(ctx context.Context, c *Client, l launch) (*session, error) {
 		diagWake:  make(chan struct{}),
 		regs:      map[string]registration{},
 		progress:  map[string]string{},
-		progIdle:  closedChan(),
 		outlasted: map[string]bool{},
 		reqs:      map[uint64]pendingRequest{},
 		settings:  normalize(l.settings),
