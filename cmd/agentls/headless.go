@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -90,6 +91,34 @@ func openHeadless(a *app.App, workspace string) (*app.Env, error) {
 		return nil, usageError{err}
 	}
 	return env, nil
+}
+
+// headlessEnv is headlessApp then openHeadless: the environment of a
+// command without an editor, and what closes it (the environment, then
+// the log). exitCode gives the exit status of its error.
+func headlessEnv(stderr io.Writer, f appFlags, workspace string) (*app.Env, func(), error) {
+	a, closeLog, err := headlessApp(stderr, f)
+	if err != nil {
+		return nil, nil, err
+	}
+	env, err := openHeadless(a, workspace)
+	if err != nil {
+		closeLog()
+		return nil, nil, err
+	}
+	return env, func() {
+		env.Close()
+		closeLog()
+	}, nil
+}
+
+// exitCode is the exit status of a command that failed to start: 2 for
+// a usageError, 1 for anything else.
+func exitCode(err error) int {
+	if errors.As(err, new(usageError)) {
+		return 2
+	}
+	return 1
 }
 
 // trustNotice tells the person on stderr, once per server and folder,

@@ -70,16 +70,11 @@ func cmdExplain(ctx context.Context, args []string, stdout, stderr io.Writer) in
 	if !json.Valid([]byte(*input)) {
 		return bad(fmt.Errorf("--input %q is not JSON", *input))
 	}
-	a, closeLog, err := headlessApp(stderr, appFlags{mode: *mode, yolo: *yolo})
+	env, closeEnv, err := headlessEnv(stderr, appFlags{mode: *mode, yolo: *yolo}, *workspace)
 	if err != nil {
 		return bad(err)
 	}
-	defer closeLog()
-	env, err := openHeadless(a, *workspace)
-	if err != nil {
-		return bad(err)
-	}
-	defer env.Close()
+	defer closeEnv()
 	set, err := env.Settings(config.Config{})
 	if err != nil {
 		return bad(err)
@@ -149,18 +144,12 @@ func cmdGrants(ctx context.Context, verb string, args []string, stdout, stderr i
 		}
 		return 2
 	}
-	a, closeLog, err := headlessApp(stderr, appFlags{})
+	env, closeEnv, err := headlessEnv(stderr, appFlags{}, *workspace)
 	if err != nil {
 		fmt.Fprintln(stderr, "agentls permission:", err)
-		return 1
+		return exitCode(err)
 	}
-	defer closeLog()
-	env, err := openHeadless(a, *workspace)
-	if err != nil {
-		fmt.Fprintln(stderr, "agentls permission:", err)
-		return 2
-	}
-	defer env.Close()
+	defer closeEnv()
 	st, err := env.Store(ctx)
 	if err != nil {
 		fmt.Fprintf(stderr, "agentls permission: %v, so no grants are kept\n", err)

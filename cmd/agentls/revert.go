@@ -30,18 +30,12 @@ func cmdRevert(ctx context.Context, args []string, stdout, stderr io.Writer) int
 		fmt.Fprintf(stderr, "agentls revert: unexpected argument %q\n", fs.Arg(0))
 		return 2
 	}
-	a, closeLog, err := headlessApp(stderr, appFlags{})
+	env, closeEnv, err := headlessEnv(stderr, appFlags{}, *workspace)
 	if err != nil {
 		fmt.Fprintln(stderr, "agentls revert:", err)
-		return 1
+		return exitCode(err)
 	}
-	defer closeLog()
-	env, err := openHeadless(a, *workspace)
-	if err != nil {
-		fmt.Fprintln(stderr, "agentls revert:", err)
-		return 2
-	}
-	defer env.Close()
+	defer closeEnv()
 	ws := env.Workspace()
 	h, err := env.History(ctx)
 	if err != nil {

@@ -51,16 +51,11 @@ func cmdSessions(ctx context.Context, args []string, stdout, stderr io.Writer) i
 		}
 		return rest[0], true
 	}
-	a, closeLog, err := headlessApp(stderr, appFlags{})
+	env, closeEnv, err := headlessEnv(stderr, appFlags{}, *workspace)
 	if err != nil {
-		return fail(1, err)
+		return fail(exitCode(err), err)
 	}
-	defer closeLog()
-	env, err := openHeadless(a, *workspace)
-	if err != nil {
-		return fail(2, err)
-	}
-	defer env.Close()
+	defer closeEnv()
 	st, err := env.Store(ctx)
 	if err != nil {
 		return fail(1, err)
