@@ -6,7 +6,7 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/agentls/agentls/internal/acp"
+	"github.com/agentls/agentls/internal/frontend/acp"
 )
 
 const acpUsage = `Usage: agentls acp [flags]

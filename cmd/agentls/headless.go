@@ -11,7 +11,7 @@ import (
 
 	"github.com/agentls/agentls/internal/app"
 	"github.com/agentls/agentls/internal/config"
-	"github.com/agentls/agentls/internal/lsp/client"
+	"github.com/agentls/agentls/internal/langserver/client"
 )
 
 // appFlags are the command-line settings every front-end passes to the
@@ -31,7 +31,7 @@ func newApp(log *slog.Logger, f appFlags) (*app.App, config.Dirs, error) {
 	}
 	user, err := config.Load(dirs.File())
 	a := app.New(app.Options{
-		Log: log, Config: user, ConfigPath: dirs.File(), StateDir: dirs.State, DataDir: dirs.Data,
+		Log: log, Config: user, ConfigPath: dirs.File(), ConfigErr: err, StateDir: dirs.State, DataDir: dirs.Data,
 		ModelFlag: f.model, ModeFlag: f.mode, Yolo: f.yolo, Version: Version,
 	})
 	return a, dirs, err

@@ -5,6 +5,7 @@
 //	agentls acp                 Agent Client Protocol agent on stdin/stdout
 //	agentls run PROMPT          one headless turn
 //	agentls trust [DIR]         trust a workspace folder (untrust, trust --list)
+//	agentls sandbox             what the kernel enforces for the programs agentls starts
 //	agentls version
 package main
 
@@ -55,6 +56,8 @@ Usage:
   agentls trust [--subfolders] [DIR] | trust --list | untrust [DIR]
                                     let a workspace folder run its own code (language
                                     servers' full form, its .agentls.json), or stop
+  agentls sandbox [--json] [-- COMMAND ARGS]
+                                    what the sandbox enforces here; run a command in it
   agentls version                   print the version
 
 Run "agentls COMMAND --help" for a command's flags.
@@ -89,6 +92,8 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		return cmdRevert(ctx, args[1:], stdout, stderr)
 	case "trust":
 		return cmdTrust(args[1:], stdout, stderr)
+	case "sandbox":
+		return cmdSandbox(args[1:], stdout, stderr)
 	case "untrust":
 		return cmdUntrust(args[1:], stdout, stderr)
 	case "version", "--version", "-version":

@@ -174,7 +174,7 @@ func cmdGrants(ctx context.Context, verb string, args []string, stdout, stderr i
 			fmt.Fprintln(stdout, "no grants for", root)
 		}
 		for i, g := range gs {
-			fmt.Fprintf(stdout, "%d  %s %s (%s, %s) since %s\n", i+1, g.Tool, g.Scope, g.Capability, g.Action, g.Time.Format("2006-01-02 15:04"))
+			fmt.Fprintf(stdout, "%d  %s %s (%s, %s%s) since %s\n", i+1, g.Tool, g.Scope, g.Capability, g.Action, grantEnvNote(g.Env), g.Time.Format("2006-01-02 15:04"))
 		}
 		return 0
 	}
@@ -203,4 +203,13 @@ func cmdGrants(ctx context.Context, verb string, args []string, stdout, stderr i
 		fmt.Fprintf(stdout, "revoked %s %s\n", g.Tool, g.Scope)
 	}
 	return 0
+}
+
+// grantEnvNote names the environment a grant is bound to, shortened: two
+// grants for one command in two environments are told apart.
+func grantEnvNote(env string) string {
+	if env == "" {
+		return ""
+	}
+	return ", environment " + env[:min(len(env), len("env:")+8)]
 }

@@ -50,13 +50,7 @@ func cmdRevert(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	if *jsonOut {
 		_ = json.NewEncoder(stdout).Encode(rep)
 	} else {
-		fmt.Fprintf(stdout, "reverted turn %s: %d file(s) restored\n", rep.TurnID, len(rep.Restored))
-		for _, p := range rep.Restored {
-			fmt.Fprintln(stdout, "  restored", ws.Rel(p))
-		}
-		for _, sk := range rep.Skipped {
-			fmt.Fprintf(stdout, "  left alone %s: %s\n", ws.Rel(sk.Path), sk.Reason)
-		}
+		fmt.Fprintln(stdout, rep.Text(ws.Rel))
 	}
 	if len(rep.Skipped) > 0 {
 		return 1

@@ -46,7 +46,7 @@ func TestRunThenRevert(t *testing.T) {
 		t.Fatal(err)
 	}
 	code, out, _ = runCLI(t, "revert", "--workspace", ws)
-	if code != 1 || !strings.Contains(out, "left alone a.go") || !strings.Contains(out, "1 file(s) restored") {
+	if code != 1 || !strings.Contains(out, "1 file(s) left alone:\n- a.go (") || !strings.Contains(out, "1 file(s) restored") {
 		t.Errorf("revert with a changed file: %d %q", code, out)
 	}
 	if got, _ := os.ReadFile(filepath.Join(ws, "a.go")); string(got) != "mine\n" {
@@ -97,8 +97,8 @@ func TestRevertRefusesLinkLeadingOut(t *testing.T) {
 	for _, args := range [][]string{{"revert", "--workspace", ws}, {"revert", "--workspace", ws, "--force"}} {
 		code, o, e := runCLI(t, args...)
 		if code != 1 || !strings.Contains(o, "0 file(s) restored") ||
-			!strings.Contains(o, "left alone sub/a.txt: "+filepath.Join(ws, "sub", "a.txt")+" is outside the workspace (a symbolic link leads out)") ||
-			!strings.Contains(o, "left alone sub/b.txt") {
+			!strings.Contains(o, "- sub/a.txt ("+filepath.Join(ws, "sub", "a.txt")+" is outside the workspace (a symbolic link leads out)") ||
+			!strings.Contains(o, "- sub/b.txt (") {
 			t.Errorf("%v: %d %q %q", args, code, o, e)
 		}
 	}

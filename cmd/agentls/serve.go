@@ -8,7 +8,7 @@ import (
 	"os"
 	"path/filepath"
 
-	"github.com/agentls/agentls/internal/lsp"
+	"github.com/agentls/agentls/internal/frontend/lsp"
 )
 
 func cmdServe(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {

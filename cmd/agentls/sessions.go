@@ -7,7 +7,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"os"
 	"strings"
 
 	"github.com/agentls/agentls/internal/agent"
@@ -141,39 +140,7 @@ func parseInterleaved(fs *flag.FlagSet, args []string) ([]string, error) {
 
 // journalOf reads a stored session's records.
 func journalOf(ctx context.Context, env *app.Env, id string) ([]agent.JournalRecord, error) {
-	st, err := env.Store(ctx)
-	if err != nil {
-		return nil, err
-	}
-	if _, err := st.Session(ctx, id); err != nil {
-		return nil, err
-	}
-	recs, err := st.Records(ctx, id)
-	if err != nil {
-		return nil, err
-	}
-	out := make([]agent.JournalRecord, len(recs))
-	for i, r := range recs {
-		out[i] = agent.JournalRecord{Kind: r.Kind, Data: json.RawMessage(r.Data)}
-	}
-	return out, nil
-}
-
-// writeReplay writes a session as a replay script file (run --record).
-func writeReplay(ctx context.Context, env *app.Env, id, path string) error {
-	recs, err := journalOf(ctx, env, id)
-	if err != nil {
-		return err
-	}
-	script, err := replay.FromJournal(recs)
-	if err != nil {
-		return err
-	}
-	b, err := json.MarshalIndent(script, "", "  ")
-	if err != nil {
-		return err
-	}
-	return os.WriteFile(path, append(b, '\n'), 0o644)
+	return env.Journal(ctx, id)
 }
 
 // printHistory shows a conversation as a transcript.

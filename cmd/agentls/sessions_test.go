@@ -17,9 +17,14 @@ import (
 	"github.com/agentls/agentls/internal/agent/openai/openaitest"
 )
 
-// buildAgentls builds the program once per test.
+// buildAgentls builds the program once per test, or returns
+// $AGENTLS_TEST_BIN: the binary scripts/test built once for every
+// end-to-end test.
 func buildAgentls(t *testing.T) string {
 	t.Helper()
+	if bin := os.Getenv("AGENTLS_TEST_BIN"); bin != "" {
+		return bin
+	}
 	bin := filepath.Join(t.TempDir(), "agentls")
 	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
 		t.Fatalf("go build: %v\n%s", err, out)

@@ -10,7 +10,7 @@ import (
 	"testing"
 
 	"github.com/agentls/agentls/internal/config"
-	"github.com/agentls/agentls/internal/lsp/client"
+	"github.com/agentls/agentls/internal/langserver/client"
 )
 
 // cli runs one command line with the environment the test set up.

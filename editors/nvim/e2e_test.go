@@ -3,11 +3,13 @@
 // Unix only: the tests check the server process with kill -0 and /proc.
 
 // Package nvim_test runs agentls inside a real editor: headless Neovim
-// (0.7.2, Debian's `neovim`) starts `agentls serve --stdio` through its
-// built-in LSP client, and the Lua scenarios in test/ record what the
-// server sends. The tests fail, rather than skip, when nvim is missing.
+// starts `agentls serve --stdio` through its built-in LSP client, and the
+// Lua scenarios in test/ record what the server sends. Every test runs on
+// each Neovim of versions_test.go — Debian 12's 0.7.2 and 0.10 and 0.12
+// from scripts/nvim-versions — as subtests. The tests fail, rather than
+// skip, when a Neovim is missing.
 //
-// Run: go test ./editors/nvim/ -count=1 -v
+// Run: scripts/nvim-versions && go test ./editors/nvim/ -count=1 -v
 package nvim_test
 
 import (
@@ -30,7 +32,7 @@ import (
 	"time"
 
 	"github.com/agentls/agentls/internal/agent"
-	"github.com/agentls/agentls/internal/lsp"
+	"github.com/agentls/agentls/internal/frontend/lsp"
 )
 
 // nvimTimeout bounds one whole Neovim run; the Lua waits are shorter.
@@ -53,14 +55,20 @@ func TestMain(m *testing.M) {
 }
 
 // binaryEnv names a prebuilt agentls binary to test instead of building
-// one from this module (e.g. a release build, or a patched tree).
+// one from this module (e.g. a release build, or a patched tree);
+// AGENTLS_TEST_BIN, which scripts/test sets to the binary it built once
+// for every end-to-end test, does too.
 const binaryEnv = "AGENTLS_NVIM_E2E_BIN"
 
 // binary builds the agentls command once per test process, or returns
-// $AGENTLS_NVIM_E2E_BIN.
+// $AGENTLS_NVIM_E2E_BIN (else $AGENTLS_TEST_BIN).
 func binary(t *testing.T) string {
 	t.Helper()
-	if p := os.Getenv(binaryEnv); p != "" {
+	p := os.Getenv(binaryEnv)
+	if p == "" {
+		p = os.Getenv("AGENTLS_TEST_BIN")
+	}
+	if p != "" {
 		abs, err := filepath.Abs(p)
 		if err != nil {
 			t.Fatal(err)
@@ -88,17 +96,6 @@ func binary(t *testing.T) string {
 		t.Fatal(buildErr)
 	}
 	return agentlsBin
-}
-
-// nvimPath finds nvim or fails the test: this test is the real-editor
-// check and must not pass silently on a machine without the editor.
-func nvimPath(t *testing.T) string {
-	t.Helper()
-	p, err := exec.LookPath("nvim")
-	if err != nil {
-		t.Fatalf("nvim not found on PATH (%v): install Neovim: apt-get install -y neovim", err)
-	}
-	return p
 }
 
 // record is the JSON the Lua harness (test/harness.lua) writes.
@@ -402,122 +399,124 @@ func alive(pid int) bool {
 // The walking skeleton in a real editor: the user edits main.go without
 // saving and asks; the agent's view tool sees the buffer, not the disk.
 func TestNvimAskSeesUnsavedBuffer(t *testing.T) {
-	const (
-		disk     = "package main\n\nfunc main() { println(\"DISK\") }\n"
-		unsaved  = `func main() { println("UNSAVED") }`
-		answer   = "The file prints UNSAVED."
-		scriptJS = `{"turns":[
+	eachNvim(t, func(t *testing.T) {
+		const (
+			disk     = "package main\n\nfunc main() { println(\"DISK\") }\n"
+			unsaved  = `func main() { println("UNSAVED") }`
+			answer   = "The file prints UNSAVED."
+			scriptJS = `{"turns":[
 			{"text":"Looking.","tool_calls":[{"name":"view","input":{"file_path":"main.go"}}]},
 			{"text":"` + answer + `\nDetails follow."}]}`
-	)
-	r := newRun(t, map[string]string{"main.go": disk})
-	script := r.path("replay.json")
-	if err := os.WriteFile(script, []byte(scriptJS), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	r.env["AGENTLS_E2E_MODEL"] = "replay:" + script
-	r.env["AGENTLS_E2E_FILE"] = "main.go"
-	r.env["AGENTLS_E2E_LINE"] = "3"
-	r.env["AGENTLS_E2E_TEXT"] = unsaved
-	r.env["AGENTLS_E2E_PROMPT"] = "what does main print?"
-	rec := r.nvim("ask_unsaved.lua")
-
-	if !rec.Initialized || !contains(rec.Commands, lsp.CommandAsk) {
-		t.Errorf("initialize: commands %v lack %s", rec.Commands, lsp.CommandAsk)
-	}
-	if !rec.ModifiedBeforeAsk || !rec.ModifiedAtEnd || !strings.Contains(rec.BufferText, unsaved) {
-		t.Errorf("buffer not modified-and-unsaved as set up: before=%v end=%v text=%q",
-			rec.ModifiedBeforeAsk, rec.ModifiedAtEnd, rec.BufferText)
-	}
-	res := rec.Ask.ask(t, "agentls.ask")
-
-	// Events: the whole turn, on the returned ids, and the view saw the buffer.
-	var types []string
-	viewed, end := "", ""
-	for _, e := range rec.Events {
-		if e.Type != agent.EventTextDelta { // streamed pieces of the texts
-			types = append(types, string(e.Type))
+		)
+		r := newRun(t, map[string]string{"main.go": disk})
+		script := r.path("replay.json")
+		if err := os.WriteFile(script, []byte(scriptJS), 0o644); err != nil {
+			t.Fatal(err)
 		}
-		if e.TurnID != res.TurnID || e.SessionID != res.SessionID {
-			t.Errorf("event %s on session %q turn %q, ask returned %+v", e.Type, e.SessionID, e.TurnID, res)
+		r.env["AGENTLS_E2E_MODEL"] = "replay:" + script
+		r.env["AGENTLS_E2E_FILE"] = "main.go"
+		r.env["AGENTLS_E2E_LINE"] = "3"
+		r.env["AGENTLS_E2E_TEXT"] = unsaved
+		r.env["AGENTLS_E2E_PROMPT"] = "what does main print?"
+		rec := r.nvim("ask_unsaved.lua")
+
+		if !rec.Initialized || !contains(rec.Commands, lsp.CommandAsk) {
+			t.Errorf("initialize: commands %v lack %s", rec.Commands, lsp.CommandAsk)
 		}
-		switch e.Type {
-		case agent.EventToolResult:
-			if e.Name == "view" && e.Content != nil {
-				viewed = *e.Content
-				if e.IsError != nil && *e.IsError {
-					t.Errorf("view failed: %s", viewed)
-				}
+		if !rec.ModifiedBeforeAsk || !rec.ModifiedAtEnd || !strings.Contains(rec.BufferText, unsaved) {
+			t.Errorf("buffer not modified-and-unsaved as set up: before=%v end=%v text=%q",
+				rec.ModifiedBeforeAsk, rec.ModifiedAtEnd, rec.BufferText)
+		}
+		res := rec.Ask.ask(t, "agentls.ask")
+
+		// Events: the whole turn, on the returned ids, and the view saw the buffer.
+		var types []string
+		viewed, end := "", ""
+		for _, e := range rec.Events {
+			if e.Type != agent.EventTextDelta { // streamed pieces of the texts
+				types = append(types, string(e.Type))
 			}
-		case agent.EventTurnEnd:
-			end = e.Reason
+			if e.TurnID != res.TurnID || e.SessionID != res.SessionID {
+				t.Errorf("event %s on session %q turn %q, ask returned %+v", e.Type, e.SessionID, e.TurnID, res)
+			}
+			switch e.Type {
+			case agent.EventToolResult:
+				if e.Name == "view" && e.Content != nil {
+					viewed = *e.Content
+					if e.IsError != nil && *e.IsError {
+						t.Errorf("view failed: %s", viewed)
+					}
+				}
+			case agent.EventTurnEnd:
+				end = e.Reason
+			}
 		}
-	}
-	if got, want := strings.Join(types, " "), "turn_start text tool_call permission tool_result text turn_end"; got != want {
-		t.Errorf("events = %s\nwant     %s", got, want)
-	}
-	if !strings.Contains(viewed, `println("UNSAVED")`) || strings.Contains(viewed, "DISK") {
-		t.Errorf("view did not read the unsaved buffer:\n%s", viewed)
-	}
-	if end != agent.ReasonCompleted {
-		t.Errorf("turn_end reason = %q, want %q", end, agent.ReasonCompleted)
-	}
-	if b, err := os.ReadFile(filepath.Join(r.root, "main.go")); err != nil || string(b) != disk {
-		t.Errorf("main.go on disk changed: %q, %v", b, err)
-	}
+		if got, want := strings.Join(types, " "), "turn_start text tool_call permission tool_result text turn_end"; got != want {
+			t.Errorf("events = %s\nwant     %s", got, want)
+		}
+		if !strings.Contains(viewed, `println("UNSAVED")`) || strings.Contains(viewed, "DISK") {
+			t.Errorf("view did not read the unsaved buffer:\n%s", viewed)
+		}
+		if end != agent.ReasonCompleted {
+			t.Errorf("turn_end reason = %q, want %q", end, agent.ReasonCompleted)
+		}
+		if b, err := os.ReadFile(filepath.Join(r.root, "main.go")); err != nil || string(b) != disk {
+			t.Errorf("main.go on disk changed: %q, %v", b, err)
+		}
 
-	// Progress: one token, created by the server, begin … report view … end.
-	if len(rec.Created) != 1 {
-		t.Fatalf("window/workDoneProgress/create tokens = %v, want one", rec.Created)
-	}
-	token := rec.Created[0]
-	var kinds []string
-	report := ""
-	for _, p := range rec.Progress {
-		if p.Token != token {
-			t.Errorf("$/progress on token %q, created %q", p.Token, token)
+		// Progress: one token, created by the server, begin … report view … end.
+		if len(rec.Created) != 1 {
+			t.Fatalf("window/workDoneProgress/create tokens = %v, want one", rec.Created)
 		}
-		if len(kinds) == 0 || kinds[len(kinds)-1] != p.Value.Kind {
-			kinds = append(kinds, p.Value.Kind) // reports come per tool call and as the answer streams
+		token := rec.Created[0]
+		var kinds []string
+		report := ""
+		for _, p := range rec.Progress {
+			if p.Token != token {
+				t.Errorf("$/progress on token %q, created %q", p.Token, token)
+			}
+			if len(kinds) == 0 || kinds[len(kinds)-1] != p.Value.Kind {
+				kinds = append(kinds, p.Value.Kind) // reports come per tool call and as the answer streams
+			}
+			if p.Value.Kind == "report" {
+				report += p.Value.Message + "\n"
+			}
 		}
-		if p.Value.Kind == "report" {
-			report += p.Value.Message + "\n"
+		if got := strings.Join(kinds, " "); got != "begin report end" {
+			t.Errorf("$/progress kinds = %s, want begin report end", got)
 		}
-	}
-	if got := strings.Join(kinds, " "); got != "begin report end" {
-		t.Errorf("$/progress kinds = %s, want begin report end", got)
-	}
-	if !strings.Contains(report, "view") {
-		t.Errorf("$/progress reports %q do not mention view", report)
-	}
+		if !strings.Contains(report, "view") {
+			t.Errorf("$/progress reports %q do not mention view", report)
+		}
 
-	// view is read-only: no permission prompt.
-	if len(rec.Asks) != 0 {
-		t.Errorf("window/showMessageRequest for a read-only tool: %+v", rec.Asks)
-	}
-
-	// The final message and the transcript.
-	if len(rec.Shows) != 1 || rec.Shows[0].Type != 3 || rec.Shows[0].Message != "agentls: "+answer {
-		t.Errorf("window/showMessage = %+v, want one Info (3) %q", rec.Shows, "agentls: "+answer)
-	}
-	logged := ""
-	for _, l := range rec.Logs {
-		logged += l.Message + "\n"
-	}
-	streamed := 0
-	for _, e := range rec.Events {
-		if e.Type == agent.EventTextDelta {
-			streamed++
+		// view is read-only: no permission prompt.
+		if len(rec.Asks) != 0 {
+			t.Errorf("window/showMessageRequest for a read-only tool: %+v", rec.Asks)
 		}
-	}
-	if len(rec.Logs) < len(rec.Events)-streamed || !strings.Contains(logged, "view") {
-		t.Errorf("window/logMessage transcript (%d messages for %d events):\n%s", len(rec.Logs), len(rec.Events), logged)
-	}
 
-	r.checkExit()
-	if t.Failed() {
-		t.Logf("steps:\n  %s", strings.Join(rec.Steps, "\n  "))
-	}
+		// The final message and the transcript.
+		if len(rec.Shows) != 1 || rec.Shows[0].Type != 3 || rec.Shows[0].Message != "agentls: "+answer {
+			t.Errorf("window/showMessage = %+v, want one Info (3) %q", rec.Shows, "agentls: "+answer)
+		}
+		logged := ""
+		for _, l := range rec.Logs {
+			logged += l.Message + "\n"
+		}
+		streamed := 0
+		for _, e := range rec.Events {
+			if e.Type == agent.EventTextDelta {
+				streamed++
+			}
+		}
+		if len(rec.Logs) < len(rec.Events)-streamed || !strings.Contains(logged, "view") {
+			t.Errorf("window/logMessage transcript (%d messages for %d events):\n%s", len(rec.Logs), len(rec.Events), logged)
+		}
+
+		r.checkExit()
+		if t.Failed() {
+			t.Logf("steps:\n  %s", strings.Join(rec.Steps, "\n  "))
+		}
+	})
 }
 
 // slowModel is an OpenAI-compatible endpoint that never answers: each
@@ -553,60 +552,62 @@ func (m *slowModel) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 // agentls.cancel ends the turn; quitting during a turn still shuts the
 // server down with exit code 0.
 func TestNvimAskWhileRunning(t *testing.T) {
-	r := newRun(t, map[string]string{"main.go": "package main\n"})
-	model := &slowModel{seen: r.path("model-requests"), done: make(chan struct{})}
-	srv := httptest.NewServer(model)
-	t.Cleanup(srv.Close)
-	t.Cleanup(func() { close(model.done) }) // runs before srv.Close
-	cfg := fmt.Sprintf(`{"providers":{"slow":{"base_url":%q}}}`, srv.URL+"/v1")
-	if err := os.MkdirAll(r.path("config", "agentls"), 0o700); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(r.path("config", "agentls", "config.json"), []byte(cfg), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	r.env["AGENTLS_E2E_MODEL"] = "slow:never"
-	r.env["AGENTLS_E2E_MODEL_SEEN"] = model.seen
-	r.env["AGENTLS_E2E_FILE"] = "main.go"
-	rec := r.nvim("ask_busy.lua")
-
-	first := rec.First.ask(t, "first ask")
-	if rec.Second == nil || rec.Second.Error == nil || !strings.Contains(rec.Second.Error.Message, "already running") {
-		t.Errorf("second ask while running = %v, want an error saying a turn is already running", rec.Second)
-	}
-	var cancelled struct {
-		Cancelled bool   `json:"cancelled"`
-		TurnID    string `json:"turnId"`
-	}
-	if rec.Cancel == nil || rec.Cancel.Error != nil || json.Unmarshal(rec.Cancel.Result, &cancelled) != nil ||
-		!cancelled.Cancelled || cancelled.TurnID != first.TurnID {
-		t.Errorf("agentls.cancel = %v, want {cancelled: true, turnId: %q}", rec.Cancel, first.TurnID)
-	}
-	var firstEnd string
-	for _, e := range rec.Events {
-		if e.Type == agent.EventTurnEnd && e.TurnID == first.TurnID {
-			firstEnd = e.Reason
+	eachNvim(t, func(t *testing.T) {
+		r := newRun(t, map[string]string{"main.go": "package main\n"})
+		model := &slowModel{seen: r.path("model-requests"), done: make(chan struct{})}
+		srv := httptest.NewServer(model)
+		t.Cleanup(srv.Close)
+		t.Cleanup(func() { close(model.done) }) // runs before srv.Close
+		cfg := fmt.Sprintf(`{"providers":{"slow":{"base_url":%q}}}`, srv.URL+"/v1")
+		if err := os.MkdirAll(r.path("config", "agentls"), 0o700); err != nil {
+			t.Fatal(err)
 		}
-	}
-	if firstEnd != agent.ReasonCancelled {
-		t.Errorf("first turn ended %q, want %q; events %+v", firstEnd, agent.ReasonCancelled, rec.Events)
-	}
-	if len(rec.Shows) == 0 || rec.Shows[0].Message != "agentls: turn cancelled" {
-		t.Errorf("window/showMessage = %+v, want agentls: turn cancelled", rec.Shows)
-	}
-	third := rec.Third.ask(t, "ask after cancel")
-	if third.TurnID == first.TurnID {
-		t.Errorf("ask after cancel reused turn id %s", first.TurnID)
-	}
-	model.mu.Lock()
-	if model.requests != 2 {
-		t.Errorf("the model endpoint got %d requests, want 2 (first and third ask)", model.requests)
-	}
-	model.mu.Unlock()
-	r.checkExit()
-	if t.Failed() {
-		t.Logf("steps:\n  %s", strings.Join(rec.Steps, "\n  "))
-	}
+		if err := os.WriteFile(r.path("config", "agentls", "config.json"), []byte(cfg), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		r.env["AGENTLS_E2E_MODEL"] = "slow:never"
+		r.env["AGENTLS_E2E_MODEL_SEEN"] = model.seen
+		r.env["AGENTLS_E2E_FILE"] = "main.go"
+		rec := r.nvim("ask_busy.lua")
+
+		first := rec.First.ask(t, "first ask")
+		if rec.Second == nil || rec.Second.Error == nil || !strings.Contains(rec.Second.Error.Message, "already running") {
+			t.Errorf("second ask while running = %v, want an error saying a turn is already running", rec.Second)
+		}
+		var cancelled struct {
+			Cancelled bool   `json:"cancelled"`
+			TurnID    string `json:"turnId"`
+		}
+		if rec.Cancel == nil || rec.Cancel.Error != nil || json.Unmarshal(rec.Cancel.Result, &cancelled) != nil ||
+			!cancelled.Cancelled || cancelled.TurnID != first.TurnID {
+			t.Errorf("agentls.cancel = %v, want {cancelled: true, turnId: %q}", rec.Cancel, first.TurnID)
+		}
+		var firstEnd string
+		for _, e := range rec.Events {
+			if e.Type == agent.EventTurnEnd && e.TurnID == first.TurnID {
+				firstEnd = e.Reason
+			}
+		}
+		if firstEnd != agent.ReasonCancelled {
+			t.Errorf("first turn ended %q, want %q; events %+v", firstEnd, agent.ReasonCancelled, rec.Events)
+		}
+		if len(rec.Shows) == 0 || rec.Shows[0].Message != "agentls: turn cancelled" {
+			t.Errorf("window/showMessage = %+v, want agentls: turn cancelled", rec.Shows)
+		}
+		third := rec.Third.ask(t, "ask after cancel")
+		if third.TurnID == first.TurnID {
+			t.Errorf("ask after cancel reused turn id %s", first.TurnID)
+		}
+		model.mu.Lock()
+		if model.requests != 2 {
+			t.Errorf("the model endpoint got %d requests, want 2 (first and third ask)", model.requests)
+		}
+		model.mu.Unlock()
+		r.checkExit()
+		if t.Failed() {
+			t.Logf("steps:\n  %s", strings.Join(rec.Steps, "\n  "))
+		}
+	})
 }
 
 func contains(list []string, s string) bool {

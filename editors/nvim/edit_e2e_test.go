@@ -160,118 +160,122 @@ func checkDisk(t *testing.T, r *run) {
 // in the buffer re-indented with tabs, next to the person's unsaved change,
 // unsaved; one :undo takes exactly the agent's change back.
 func TestNvimEditUnsavedBufferAllow(t *testing.T) {
-	r, rec := editRun(t, "Allow", true)
+	eachNvim(t, func(t *testing.T) {
+		r, rec := editRun(t, "Allow", true)
 
-	types, results, perms, end := turnSummary(t, rec)
-	if want := "turn_start text tool_call permission tool_result text tool_call permission tool_result text turn_end"; types != want {
-		t.Errorf("events = %s\nwant     %s", types, want)
-	}
-	if end != agent.ReasonCompleted {
-		t.Errorf("turn_end reason = %q, want %q", end, agent.ReasonCompleted)
-	}
-	if v := results["view"]; v.Content == nil || !strings.Contains(*v.Content, editUnsavedLine) {
-		t.Errorf("view did not read the unsaved buffer: %+v", v)
-	}
-	if p := perms["edit"]; p.Decision != "allow" || p.Source != "user" {
-		t.Errorf("edit permission = %s from %q, want allow from user", p.Decision, p.Source)
-	}
-	// The model is told the change is in the unsaved buffer and was
-	// matched ignoring whitespace.
-	edit := results["edit"]
-	if edit.IsError == nil || *edit.IsError || edit.Content == nil ||
-		!strings.Contains(*edit.Content, "in the editor's buffer") || !strings.Contains(*edit.Content, "It is not saved") ||
-		!strings.Contains(*edit.Content, "matched ignoring whitespace") {
-		t.Errorf("edit tool_result = %+v, want success saying: in the buffer, not saved, matched ignoring whitespace", edit)
-	}
-	if !strings.Contains(edit.Diff, "-\t\treturn \"hello, nobody\"\n") || !strings.Contains(edit.Diff, "+\t\treturn \"hello, stranger\"\n") {
-		t.Errorf("edit tool_result diff does not replace the tab-indented return line:\n%s", edit.Diff)
-	}
-	checkAsk(t, rec)
-
-	// One applyEdit of the return line only, applied by Neovim. Neovim
-	// 0.7.2 does not declare workspace.workspaceEdit.documentChanges, so
-	// the edit comes as plain, unversioned changes (docs/protocol.md).
-	if len(rec.Applies) != 1 {
-		t.Fatalf("workspace/applyEdit sent %d times, want once: %+v", len(rec.Applies), rec.Applies)
-	}
-	ap := rec.Applies[0]
-	if ap.Params.Label != "agentls: edit main.go" {
-		t.Errorf("applyEdit label = %q, want %q", ap.Params.Label, "agentls: edit main.go")
-	}
-	if dc := ap.Params.Edit.DocumentChanges; len(dc) != 0 {
-		t.Errorf("applyEdit has documentChanges %+v for a client that does not declare them", dc)
-	}
-	var edits []textEdit
-	for uri, e := range ap.Params.Edit.Changes {
-		if !strings.HasSuffix(uri, "/workspace/main.go") {
-			t.Errorf("applyEdit changes %s, want main.go", uri)
+		types, results, perms, end := turnSummary(t, rec)
+		if want := "turn_start text tool_call permission tool_result text tool_call permission tool_result text turn_end"; types != want {
+			t.Errorf("events = %s\nwant     %s", types, want)
 		}
-		edits = append(edits, e...)
-	}
-	if len(edits) != 1 || edits[0].Range.Start.Line != 11 || edits[0].Range.Start.Character != 0 ||
-		edits[0].Range.End.Line != 12 || edits[0].Range.End.Character != 0 ||
-		edits[0].NewText != "\t\treturn \"hello, stranger\"\n" {
-		t.Errorf("applyEdit edits = %+v, want line 12 (0-based 11) replaced by the tab-indented return", edits)
-	}
-	if !ap.Result.Applied {
-		t.Errorf("Neovim did not apply the edit: %q", ap.Result.FailureReason)
-	}
+		if end != agent.ReasonCompleted {
+			t.Errorf("turn_end reason = %q, want %q", end, agent.ReasonCompleted)
+		}
+		if v := results["view"]; v.Content == nil || !strings.Contains(*v.Content, editUnsavedLine) {
+			t.Errorf("view did not read the unsaved buffer: %+v", v)
+		}
+		if p := perms["edit"]; p.Decision != "allow" || p.Source != "user" {
+			t.Errorf("edit permission = %s from %q, want allow from user", p.Decision, p.Source)
+		}
+		// The model is told the change is in the unsaved buffer and was
+		// matched ignoring whitespace.
+		edit := results["edit"]
+		if edit.IsError == nil || *edit.IsError || edit.Content == nil ||
+			!strings.Contains(*edit.Content, "in the editor's buffer") || !strings.Contains(*edit.Content, "It is not saved") ||
+			!strings.Contains(*edit.Content, "matched ignoring whitespace") {
+			t.Errorf("edit tool_result = %+v, want success saying: in the buffer, not saved, matched ignoring whitespace", edit)
+		}
+		if !strings.Contains(edit.Diff, "-\t\treturn \"hello, nobody\"\n") || !strings.Contains(edit.Diff, "+\t\treturn \"hello, stranger\"\n") {
+			t.Errorf("edit tool_result diff does not replace the tab-indented return line:\n%s", edit.Diff)
+		}
+		checkAsk(t, rec)
 
-	// The buffer: exactly the expected text, still unsaved.
-	if want := strings.TrimSuffix(editAfter, "\n"); rec.BufferText != want {
-		t.Errorf("buffer after the turn:\n%s\nwant:\n%s", visibleTabs(rec.BufferText), visibleTabs(want))
-	}
-	if !rec.ModifiedAtEnd {
-		t.Errorf("buffer not modified after the turn")
-	}
-	if want := strings.TrimSuffix(editBefore, "\n"); rec.UndoText != want || !rec.ModifiedAfterUndo {
-		t.Errorf("after :undo (modified=%v):\n%s\nwant the text before the agent's edit:\n%s",
-			rec.ModifiedAfterUndo, visibleTabs(rec.UndoText), visibleTabs(want))
-	}
-	checkDisk(t, r)
+		// One applyEdit of the return line only, applied by Neovim. Neovim
+		// 0.7.2 does not declare workspace.workspaceEdit.documentChanges, so
+		// the edit comes as plain, unversioned changes (docs/protocol.md).
+		if len(rec.Applies) != 1 {
+			t.Fatalf("workspace/applyEdit sent %d times, want once: %+v", len(rec.Applies), rec.Applies)
+		}
+		ap := rec.Applies[0]
+		if ap.Params.Label != "agentls: edit main.go" {
+			t.Errorf("applyEdit label = %q, want %q", ap.Params.Label, "agentls: edit main.go")
+		}
+		if dc := ap.Params.Edit.DocumentChanges; len(dc) != 0 {
+			t.Errorf("applyEdit has documentChanges %+v for a client that does not declare them", dc)
+		}
+		var edits []textEdit
+		for uri, e := range ap.Params.Edit.Changes {
+			if !strings.HasSuffix(uri, "/workspace/main.go") {
+				t.Errorf("applyEdit changes %s, want main.go", uri)
+			}
+			edits = append(edits, e...)
+		}
+		if len(edits) != 1 || edits[0].Range.Start.Line != 11 || edits[0].Range.Start.Character != 0 ||
+			edits[0].Range.End.Line != 12 || edits[0].Range.End.Character != 0 ||
+			edits[0].NewText != "\t\treturn \"hello, stranger\"\n" {
+			t.Errorf("applyEdit edits = %+v, want line 12 (0-based 11) replaced by the tab-indented return", edits)
+		}
+		if !ap.Result.Applied {
+			t.Errorf("Neovim did not apply the edit: %q", ap.Result.FailureReason)
+		}
 
-	if len(rec.Shows) != 1 || rec.Shows[0].Type != 3 || rec.Shows[0].Message != "agentls: "+editAnswer {
-		t.Errorf("window/showMessage = %+v, want one Info (3) %q", rec.Shows, "agentls: "+editAnswer)
-	}
-	r.checkExit()
-	if t.Failed() {
-		t.Logf("steps:\n  %s", strings.Join(rec.Steps, "\n  "))
-	}
+		// The buffer: exactly the expected text, still unsaved.
+		if want := strings.TrimSuffix(editAfter, "\n"); rec.BufferText != want {
+			t.Errorf("buffer after the turn:\n%s\nwant:\n%s", visibleTabs(rec.BufferText), visibleTabs(want))
+		}
+		if !rec.ModifiedAtEnd {
+			t.Errorf("buffer not modified after the turn")
+		}
+		if want := strings.TrimSuffix(editBefore, "\n"); rec.UndoText != want || !rec.ModifiedAfterUndo {
+			t.Errorf("after :undo (modified=%v):\n%s\nwant the text before the agent's edit:\n%s",
+				rec.ModifiedAfterUndo, visibleTabs(rec.UndoText), visibleTabs(want))
+		}
+		checkDisk(t, r)
+
+		if len(rec.Shows) != 1 || rec.Shows[0].Type != 3 || rec.Shows[0].Message != "agentls: "+editAnswer {
+			t.Errorf("window/showMessage = %+v, want one Info (3) %q", rec.Shows, "agentls: "+editAnswer)
+		}
+		r.checkExit()
+		if t.Failed() {
+			t.Logf("steps:\n  %s", strings.Join(rec.Steps, "\n  "))
+		}
+	})
 }
 
 // Deny: nothing reaches the buffer, and the person's deny ends the turn.
 func TestNvimEditUnsavedBufferDeny(t *testing.T) {
-	r, rec := editRun(t, "Deny", false)
+	eachNvim(t, func(t *testing.T) {
+		r, rec := editRun(t, "Deny", false)
 
-	types, results, perms, end := turnSummary(t, rec)
-	if want := "turn_start text tool_call permission tool_result text tool_call permission tool_result turn_end"; types != want {
-		t.Errorf("events = %s\nwant     %s", types, want)
-	}
-	if end != agent.ReasonDenied {
-		t.Errorf("turn_end reason = %q, want %q", end, agent.ReasonDenied)
-	}
-	if p := perms["edit"]; p.Decision != "deny" || p.Source != "user" {
-		t.Errorf("edit permission = %s from %q, want deny from user", p.Decision, p.Source)
-	}
-	if e := results["edit"]; e.IsError == nil || !*e.IsError || e.Diff != "" {
-		t.Errorf("denied edit tool_result = %+v, want an error without a diff", e)
-	}
-	checkAsk(t, rec)
-	if len(rec.Applies) != 0 {
-		t.Errorf("workspace/applyEdit after a deny: %+v", rec.Applies)
-	}
-	if want := strings.TrimSuffix(editBefore, "\n"); rec.BufferText != want || !rec.ModifiedAtEnd {
-		t.Errorf("buffer after the denied turn (modified=%v):\n%s\nwant it untouched:\n%s",
-			rec.ModifiedAtEnd, visibleTabs(rec.BufferText), visibleTabs(want))
-	}
-	checkDisk(t, r)
-	if len(rec.Shows) != 1 || rec.Shows[0].Type != 2 || rec.Shows[0].Message != "agentls: turn ended: permission denied" {
-		t.Errorf("window/showMessage = %+v, want one Warning (2) %q", rec.Shows, "agentls: turn ended: permission denied")
-	}
-	r.checkExit()
-	if t.Failed() {
-		t.Logf("steps:\n  %s", strings.Join(rec.Steps, "\n  "))
-	}
+		types, results, perms, end := turnSummary(t, rec)
+		if want := "turn_start text tool_call permission tool_result text tool_call permission tool_result turn_end"; types != want {
+			t.Errorf("events = %s\nwant     %s", types, want)
+		}
+		if end != agent.ReasonDenied {
+			t.Errorf("turn_end reason = %q, want %q", end, agent.ReasonDenied)
+		}
+		if p := perms["edit"]; p.Decision != "deny" || p.Source != "user" {
+			t.Errorf("edit permission = %s from %q, want deny from user", p.Decision, p.Source)
+		}
+		if e := results["edit"]; e.IsError == nil || !*e.IsError || e.Diff != "" {
+			t.Errorf("denied edit tool_result = %+v, want an error without a diff", e)
+		}
+		checkAsk(t, rec)
+		if len(rec.Applies) != 0 {
+			t.Errorf("workspace/applyEdit after a deny: %+v", rec.Applies)
+		}
+		if want := strings.TrimSuffix(editBefore, "\n"); rec.BufferText != want || !rec.ModifiedAtEnd {
+			t.Errorf("buffer after the denied turn (modified=%v):\n%s\nwant it untouched:\n%s",
+				rec.ModifiedAtEnd, visibleTabs(rec.BufferText), visibleTabs(want))
+		}
+		checkDisk(t, r)
+		if len(rec.Shows) != 1 || rec.Shows[0].Type != 2 || rec.Shows[0].Message != "agentls: turn ended: permission denied" {
+			t.Errorf("window/showMessage = %+v, want one Warning (2) %q", rec.Shows, "agentls: turn ended: permission denied")
+		}
+		r.checkExit()
+		if t.Failed() {
+			t.Logf("steps:\n  %s", strings.Join(rec.Steps, "\n  "))
+		}
+	})
 }
 
 // visibleTabs shows tabs as → so indentation differences read in a

@@ -22,6 +22,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"syscall"
@@ -131,6 +132,8 @@ type pluginRun struct {
 	// during runs while Neovim does (typing into it with --remote-send).
 	listen string
 	during func()
+	// init is the init file in test/ (-u); "": plugin_init.lua.
+	init   string
 	rec    pluginRecord
 	output bytes.Buffer
 }
@@ -261,7 +264,11 @@ func (r *pluginRun) nvim(scenario string) *pluginRecord {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), timeout)
 	defer cancel()
-	args := []string{"--headless", "-u", abs(filepath.Join("test", "plugin_init.lua")), "-i", "NONE", "-n"}
+	init := "plugin_init.lua"
+	if r.init != "" {
+		init = r.init
+	}
+	args := []string{"--headless", "-u", abs(filepath.Join("test", init)), "-i", "NONE", "-n"}
 	if r.listen != "" {
 		args = append(args, "--listen", r.listen)
 	}
@@ -280,7 +287,7 @@ func (r *pluginRun) nvim(scenario string) *pluginRecord {
 		}
 		runErr = cmd.Wait()
 	}
-	t.Logf("nvim -u plugin_init.lua %s: %v", scenario, time.Since(start).Round(time.Millisecond))
+	t.Logf("nvim -u %s %s: %v", init, scenario, time.Since(start).Round(time.Millisecond))
 
 	data, readErr := os.ReadFile(result)
 	if readErr == nil {
@@ -384,91 +391,93 @@ const (
 // the tool calls by title, their results, the diff, the turn's end and the
 // revert.
 func TestNvimPluginAskEditRevertLog(t *testing.T) {
-	r := newFileRun(t)
-	r.replay(pluginScript)
-	r.env["AGENTLS_PLUGIN_ANSWERS"] = "Allow"
-	r.env["AGENTLS_PLUGIN_REVIEW"] = "0"
-	r.env["AGENTLS_PLUGIN_REVERT"] = "1"
-	r.env["AGENTLS_E2E_PROMPT"] = pluginPrompt
-	rec := r.nvim("plugin_edit.lua")
-	defer r.done()
+	eachNvim(t, func(t *testing.T) {
+		r := newFileRun(t)
+		r.replay(pluginScript)
+		r.env["AGENTLS_PLUGIN_ANSWERS"] = "Allow"
+		r.env["AGENTLS_PLUGIN_REVIEW"] = "0"
+		r.env["AGENTLS_PLUGIN_REVERT"] = "1"
+		r.env["AGENTLS_E2E_PROMPT"] = pluginPrompt
+		rec := r.nvim("plugin_edit.lua")
+		defer r.done()
 
-	original := strings.TrimSuffix(pluginFile, "\n")
-	if !rec.Attached || rec.Root != r.root {
-		r.errorf("a.txt attached=%v to a client on root %q, want attached on %q", rec.Attached, rec.Root, r.root)
-	}
-	if rec.TextBefore != original {
-		r.errorf("buffer before the ask = %q, want %q", rec.TextBefore, original)
-	}
-
-	// The ask, through the plugin's UI.
-	if len(rec.Selects) != 1 {
-		r.errorf("vim.ui.select called %d times, want once: %+v", len(rec.Selects), rec.Selects)
-	} else {
-		s := rec.Selects[0]
-		// The server may add titles (Allow … this session); these three stay.
-		if !pluginInOrder(s.Titles, "Allow", "Deny", "Show diff") {
-			r.errorf("vim.ui.select items = %q, want the server's actions Allow, Deny, Show diff", s.Titles)
+		original := strings.TrimSuffix(pluginFile, "\n")
+		if !rec.Attached || rec.Root != r.root {
+			r.errorf("a.txt attached=%v to a client on root %q, want attached on %q", rec.Attached, rec.Root, r.root)
 		}
-		if !strings.Contains(s.Prompt, pluginAsk) {
-			r.errorf("vim.ui.select prompt = %q, want it to contain %q", s.Prompt, pluginAsk)
+		if rec.TextBefore != original {
+			r.errorf("buffer before the ask = %q, want %q", rec.TextBefore, original)
 		}
-		if s.Status != "waiting for you" {
-			r.errorf("status() during the ask = %q, want %q", s.Status, "waiting for you")
+
+		// The ask, through the plugin's UI.
+		if len(rec.Selects) != 1 {
+			r.errorf("vim.ui.select called %d times, want once: %+v", len(rec.Selects), rec.Selects)
+		} else {
+			s := rec.Selects[0]
+			// The server may add titles (Allow … this session); these three stay.
+			if !pluginInOrder(s.Titles, "Allow", "Deny", "Show diff") {
+				r.errorf("vim.ui.select items = %q, want the server's actions Allow, Deny, Show diff", s.Titles)
+			}
+			if !strings.Contains(s.Prompt, pluginAsk) {
+				r.errorf("vim.ui.select prompt = %q, want it to contain %q", s.Prompt, pluginAsk)
+			}
+			if s.Status != "waiting for you" {
+				r.errorf("status() during the ask = %q, want %q", s.Status, "waiting for you")
+			}
 		}
-	}
 
-	// The edit landed in the buffer and, saved by the plugin, on disk.
-	if want := strings.TrimSuffix(pluginEdited, "\n"); rec.TextAfter != want {
-		r.errorf("buffer after the turn = %q, want %q", rec.TextAfter, want)
-	}
-	if rec.ModAfter {
-		r.errorf("buffer still modified after the turn: agentls/saveDocument did not write it")
-	}
-	if rec.DiskAfter == nil || *rec.DiskAfter != pluginEdited {
-		r.errorf("a.txt on disk after the turn = %s, want %q", quoteOrNil(rec.DiskAfter), pluginEdited)
-	}
+		// The edit landed in the buffer and, saved by the plugin, on disk.
+		if want := strings.TrimSuffix(pluginEdited, "\n"); rec.TextAfter != want {
+			r.errorf("buffer after the turn = %q, want %q", rec.TextAfter, want)
+		}
+		if rec.ModAfter {
+			r.errorf("buffer still modified after the turn: agentls/saveDocument did not write it")
+		}
+		if rec.DiskAfter == nil || *rec.DiskAfter != pluginEdited {
+			r.errorf("a.txt on disk after the turn = %s, want %q", quoteOrNil(rec.DiskAfter), pluginEdited)
+		}
 
-	// The statusline.
-	if rec.StatusBefore != "idle" || rec.StatusAsked != "working" || rec.StatusAfter != "idle" || rec.StatusEnd != "idle" {
-		r.errorf("status() before ask / right after :AgentAsk / after the turn / after stop = %q / %q / %q / %q, want idle / working / idle / idle",
-			rec.StatusBefore, rec.StatusAsked, rec.StatusAfter, rec.StatusEnd)
-	}
-	if !pluginInOrder(rec.Statuses, "working", "waiting for you", "working", "idle") ||
-		len(rec.Statuses) == 0 || rec.Statuses[len(rec.Statuses)-1] != "idle" {
-		r.errorf("User AgentlsStatus saw %q; want working … waiting for you … working … idle, ending idle", rec.Statuses)
-	}
+		// The statusline.
+		if rec.StatusBefore != "idle" || rec.StatusAsked != "working" || rec.StatusAfter != "idle" || rec.StatusEnd != "idle" {
+			r.errorf("status() before ask / right after :AgentAsk / after the turn / after stop = %q / %q / %q / %q, want idle / working / idle / idle",
+				rec.StatusBefore, rec.StatusAsked, rec.StatusAfter, rec.StatusEnd)
+		}
+		if !pluginInOrder(rec.Statuses, "working", "waiting for you", "working", "idle") ||
+			len(rec.Statuses) == 0 || rec.Statuses[len(rec.Statuses)-1] != "idle" {
+			r.errorf("User AgentlsStatus saw %q; want working … waiting for you … working … idle, ending idle", rec.Statuses)
+		}
 
-	// :AgentRevert.
-	if rec.TextReverted != original {
-		r.errorf("buffer after :AgentRevert = %q, want the original %q", rec.TextReverted, original)
-	}
-	if rec.DiskReverted == nil || *rec.DiskReverted != pluginFile {
-		r.errorf("a.txt on disk after :AgentRevert = %s, want the original %q", quoteOrNil(rec.DiskReverted), pluginFile)
-	}
-	if rec.ModReverted {
-		r.errorf("buffer modified after :AgentRevert, want it saved like the disk")
-	}
+		// :AgentRevert.
+		if rec.TextReverted != original {
+			r.errorf("buffer after :AgentRevert = %q, want the original %q", rec.TextReverted, original)
+		}
+		if rec.DiskReverted == nil || *rec.DiskReverted != pluginFile {
+			r.errorf("a.txt on disk after :AgentRevert = %s, want the original %q", quoteOrNil(rec.DiskReverted), pluginFile)
+		}
+		if rec.ModReverted {
+			r.errorf("buffer modified after :AgentRevert, want it saved like the disk")
+		}
 
-	// :AgentLog.
-	if rec.LogName != "agentls://log" {
-		r.errorf(":AgentLog opened buffer %q, want agentls://log", rec.LogName)
-	}
-	checkTranscript(r, rec.Log, []string{
-		"= you: " + pluginPrompt + "  [a.txt]",
-		"^── turn ",
-		"= agent: Looking at a.txt.",
-		"= → view a.txt",
-		"^← view a.txt: ok",
-		"= agent: Changing the greeting.",
-		"= → edit a.txt",
-		"^  allowed edit a.txt (user",
-		"^← edit a.txt: ok",
-		"=     -hello world",
-		"=     +hello agentls",
-		"= agent: Done: a.txt greets agentls.",
-		"$ ended: completed ──",
-		"$: a.txt",
+		// :AgentLog.
+		if rec.LogName != "agentls://log" {
+			r.errorf(":AgentLog opened buffer %q, want agentls://log", rec.LogName)
+		}
+		checkTranscript(r, rec.Log, []string{
+			"= you: " + pluginPrompt + "  [a.txt]",
+			"^── turn ",
+			"= agent: Looking at a.txt.",
+			"= → view a.txt",
+			"^← view a.txt: ok",
+			"= agent: Changing the greeting.",
+			"= → edit a.txt",
+			"^  allowed edit a.txt (user",
+			"^← edit a.txt: ok",
+			"=     -hello world",
+			"=     +hello agentls",
+			"= agent: Done: a.txt greets agentls.",
+			"$ ended: completed ──",
+			"$: a.txt",
+		})
 	})
 }
 
@@ -479,56 +488,58 @@ func TestNvimPluginAskEditRevertLog(t *testing.T) {
 // the question comes again, and when it is answered the window is gone;
 // the deny leaves buffer and disk alone.
 func TestNvimPluginShowDiffThenDeny(t *testing.T) {
-	r := newFileRun(t)
-	r.replay(pluginScript)
-	r.env["AGENTLS_PLUGIN_ANSWERS"] = "Show diff,Show diff,Deny"
-	r.env["AGENTLS_PLUGIN_REVIEW"] = "0"
-	r.env["AGENTLS_PLUGIN_ASYNC_SELECT"] = "1"
-	r.env["AGENTLS_E2E_PROMPT"] = pluginPrompt
-	rec := r.nvim("plugin_edit.lua")
-	defer r.done()
+	eachNvim(t, func(t *testing.T) {
+		r := newFileRun(t)
+		r.replay(pluginScript)
+		r.env["AGENTLS_PLUGIN_ANSWERS"] = "Show diff,Show diff,Deny"
+		r.env["AGENTLS_PLUGIN_REVIEW"] = "0"
+		r.env["AGENTLS_PLUGIN_ASYNC_SELECT"] = "1"
+		r.env["AGENTLS_E2E_PROMPT"] = pluginPrompt
+		rec := r.nvim("plugin_edit.lua")
+		defer r.done()
 
-	if len(rec.Selects) != 3 {
-		r.errorf("vim.ui.select called %d times, want 3 (Show diff, Show diff, then Deny): %+v", len(rec.Selects), rec.Selects)
-	}
-	diffWindows := func(ws []pluginWindow) (n int, text string) {
-		for _, w := range ws {
-			if strings.HasPrefix(w.Name, "agentls://diff/") && w.Buftype == "nofile" {
-				n, text = n+1, w.Text
+		if len(rec.Selects) != 3 {
+			r.errorf("vim.ui.select called %d times, want 3 (Show diff, Show diff, then Deny): %+v", len(rec.Selects), rec.Selects)
+		}
+		diffWindows := func(ws []pluginWindow) (n int, text string) {
+			for _, w := range ws {
+				if strings.HasPrefix(w.Name, "agentls://diff/") && w.Buftype == "nofile" {
+					n, text = n+1, w.Text
+				}
+			}
+			return n, text
+		}
+		for i, s := range rec.Selects {
+			if !pluginInOrder(s.Titles, "Allow", "Deny", "Show diff") || !strings.Contains(s.Prompt, pluginAsk) || s.Status != "waiting for you" {
+				r.errorf("ask %d = %+v, want prompt %q, titles [Allow, Deny, Show diff], status waiting for you", i+1, s, pluginAsk)
+			}
+			n, text := diffWindows(s.Windows)
+			switch {
+			case i == 0 && n != 0:
+				r.errorf("a diff window is open before Show diff: %+v", s.Windows)
+			case i > 0 && (n != 1 || !strings.Contains(text, "\n-hello world\n+hello agentls")):
+				r.errorf("after Show diff %d time(s), %d scratch diff windows (want one with the diff): %+v", i, n, s.Windows)
 			}
 		}
-		return n, text
-	}
-	for i, s := range rec.Selects {
-		if !pluginInOrder(s.Titles, "Allow", "Deny", "Show diff") || !strings.Contains(s.Prompt, pluginAsk) || s.Status != "waiting for you" {
-			r.errorf("ask %d = %+v, want prompt %q, titles [Allow, Deny, Show diff], status waiting for you", i+1, s, pluginAsk)
+		if n, _ := diffWindows(rec.WindowsAfter); n != 0 || len(rec.WindowsAfter) != 1 {
+			r.errorf("windows after the answer %+v, want only a.txt's (the diff window closed with the question)", rec.WindowsAfter)
 		}
-		n, text := diffWindows(s.Windows)
-		switch {
-		case i == 0 && n != 0:
-			r.errorf("a diff window is open before Show diff: %+v", s.Windows)
-		case i > 0 && (n != 1 || !strings.Contains(text, "\n-hello world\n+hello agentls")):
-			r.errorf("after Show diff %d time(s), %d scratch diff windows (want one with the diff): %+v", i, n, s.Windows)
+		original := strings.TrimSuffix(pluginFile, "\n")
+		if rec.TextAfter != original || rec.ModAfter {
+			r.errorf("buffer after Deny = %q (modified %v), want the original, unmodified", rec.TextAfter, rec.ModAfter)
 		}
-	}
-	if n, _ := diffWindows(rec.WindowsAfter); n != 0 || len(rec.WindowsAfter) != 1 {
-		r.errorf("windows after the answer %+v, want only a.txt's (the diff window closed with the question)", rec.WindowsAfter)
-	}
-	original := strings.TrimSuffix(pluginFile, "\n")
-	if rec.TextAfter != original || rec.ModAfter {
-		r.errorf("buffer after Deny = %q (modified %v), want the original, unmodified", rec.TextAfter, rec.ModAfter)
-	}
-	if rec.DiskAfter == nil || *rec.DiskAfter != pluginFile {
-		r.errorf("a.txt on disk after Deny = %s, want the original", quoteOrNil(rec.DiskAfter))
-	}
-	if rec.StatusAfter != "idle" {
-		r.errorf("status() after the turn = %q, want idle", rec.StatusAfter)
-	}
-	checkTranscript(r, rec.Log, []string{
-		"= → view a.txt",
-		"= → edit a.txt",
-		"^  denied edit a.txt",
-		"$ ended: denied ──",
+		if rec.DiskAfter == nil || *rec.DiskAfter != pluginFile {
+			r.errorf("a.txt on disk after Deny = %s, want the original", quoteOrNil(rec.DiskAfter))
+		}
+		if rec.StatusAfter != "idle" {
+			r.errorf("status() after the turn = %q, want idle", rec.StatusAfter)
+		}
+		checkTranscript(r, rec.Log, []string{
+			"= → view a.txt",
+			"= → edit a.txt",
+			"^  denied edit a.txt",
+			"$ ended: denied ──",
+		})
 	})
 }
 
@@ -542,67 +553,69 @@ func TestNvimPluginShowDiffThenDeny(t *testing.T) {
 // open is denied at once, in no second window), R rejects them all (a
 // deny), review_answer({accept = {1, 3}}) takes the first and the third.
 func TestNvimPluginAskInCoroutine(t *testing.T) {
-	r := newFileRun(t)
-	r.replay(pluginScript)
-	const title = `Allow "go test" this session`
-	r.env["AGENTLS_PLUGIN_ANSWERS"] = title
-	r.env["AGENTLS_PLUGIN_ASYNC_SELECT"] = "1"
-	rec := r.nvim("plugin_coroutine.lua")
-	defer r.done()
-	if !rec.Yielded || rec.StatusWhileYielded != "waiting for you" {
-		r.errorf("handler in a coroutine: yielded=%v, status while waiting %q; want it to yield while the picker is open, status waiting for you",
-			rec.Yielded, rec.StatusWhileYielded)
-	}
-	if rec.Result == nil || rec.Result.Title != title {
-		r.errorf("handler returned %+v, want {title = %q}", rec.Result, title)
-	}
-	if len(rec.Selects) != 1 || strings.Join(rec.Selects[0].Titles, "|") != `Allow|Deny|`+title {
-		r.errorf("vim.ui.select calls %+v, want one with the three titles", rec.Selects)
-	}
-	if rec.StatusAfter != "idle" {
-		r.errorf("status() after the answer = %q, want idle", rec.StatusAfter)
-	}
-	var review struct {
-		Accept []int   `json:"accept"`
-		Answer *string `json:"answer"`
-	}
-	json.Unmarshal(rec.Raw["review_result"], &review)
-	if rec.boolean("review_yielded") != true || rec.str("review_buffer") != "agentls://review/a.txt" ||
-		fmt.Sprint(review.Accept) != "[2]" || review.Answer != nil || string(rec.Raw["review_windows"]) != "1" {
-		r.errorf("review in a coroutine: yielded %v in %q, returned %s, %s windows after; want it to yield in the review, return {accept: [2]} and close",
-			rec.Raw["review_yielded"], rec.str("review_buffer"), rec.Raw["review_result"], rec.Raw["review_windows"])
-	}
-	var three []struct {
-		Buffer      string `json:"buffer"`
-		Busy        bool   `json:"busy"`
-		WindowsBusy int    `json:"windows_busy"`
-		Answered    bool   `json:"answered"`
-		Windows     int    `json:"windows"`
-		Result      struct {
+	eachNvim(t, func(t *testing.T) {
+		r := newFileRun(t)
+		r.replay(pluginScript)
+		const title = `Allow "go test" this session`
+		r.env["AGENTLS_PLUGIN_ANSWERS"] = title
+		r.env["AGENTLS_PLUGIN_ASYNC_SELECT"] = "1"
+		rec := r.nvim("plugin_coroutine.lua")
+		defer r.done()
+		if !rec.Yielded || rec.StatusWhileYielded != "waiting for you" {
+			r.errorf("handler in a coroutine: yielded=%v, status while waiting %q; want it to yield while the picker is open, status waiting for you",
+				rec.Yielded, rec.StatusWhileYielded)
+		}
+		if rec.Result == nil || rec.Result.Title != title {
+			r.errorf("handler returned %+v, want {title = %q}", rec.Result, title)
+		}
+		if len(rec.Selects) != 1 || strings.Join(rec.Selects[0].Titles, "|") != `Allow|Deny|`+title {
+			r.errorf("vim.ui.select calls %+v, want one with the three titles", rec.Selects)
+		}
+		if rec.StatusAfter != "idle" {
+			r.errorf("status() after the answer = %q, want idle", rec.StatusAfter)
+		}
+		var review struct {
 			Accept []int   `json:"accept"`
 			Answer *string `json:"answer"`
-		} `json:"result"`
-	}
-	if err := json.Unmarshal(rec.Raw["reviews"], &three); err != nil || len(three) != 3 {
-		r.fail("three-hunk reviews recorded: %s (%v), want three", rec.Raw["reviews"], err)
-	}
-	answer := func(i int) string {
-		if a := three[i].Result.Answer; a != nil {
-			return *a
 		}
-		return ""
-	}
-	for i, want := range []struct{ accept, answer string }{{"[1 2 3]", ""}, {"[]", "deny"}, {"[1 3]", ""}} {
-		if got := fmt.Sprint(three[i].Result.Accept); got != want.accept || answer(i) != want.answer ||
-			three[i].Buffer != "agentls://review/a.txt" || three[i].Windows != 1 {
-			r.errorf("three-hunk review %d (%s): in %q, returned accept %s answer %q, %d windows after; want accept %s answer %q, closed",
-				i+1, []string{"A", "R", "review_answer({accept = {1, 3}})"}[i], three[i].Buffer, got, answer(i), three[i].Windows, want.accept, want.answer)
+		json.Unmarshal(rec.Raw["review_result"], &review)
+		if rec.boolean("review_yielded") != true || rec.str("review_buffer") != "agentls://review/a.txt" ||
+			fmt.Sprint(review.Accept) != "[2]" || review.Answer != nil || string(rec.Raw["review_windows"]) != "1" {
+			r.errorf("review in a coroutine: yielded %v in %q, returned %s, %s windows after; want it to yield in the review, return {accept: [2]} and close",
+				rec.Raw["review_yielded"], rec.str("review_buffer"), rec.Raw["review_result"], rec.Raw["review_windows"])
 		}
-	}
-	if !three[0].Busy || three[0].WindowsBusy != 2 || !three[2].Answered {
-		r.errorf("a review asked while one is open: denied at once %v with %d windows (want true, 2: one review); review_answer returned %v, want true",
-			three[0].Busy, three[0].WindowsBusy, three[2].Answered)
-	}
+		var three []struct {
+			Buffer      string `json:"buffer"`
+			Busy        bool   `json:"busy"`
+			WindowsBusy int    `json:"windows_busy"`
+			Answered    bool   `json:"answered"`
+			Windows     int    `json:"windows"`
+			Result      struct {
+				Accept []int   `json:"accept"`
+				Answer *string `json:"answer"`
+			} `json:"result"`
+		}
+		if err := json.Unmarshal(rec.Raw["reviews"], &three); err != nil || len(three) != 3 {
+			r.fail("three-hunk reviews recorded: %s (%v), want three", rec.Raw["reviews"], err)
+		}
+		answer := func(i int) string {
+			if a := three[i].Result.Answer; a != nil {
+				return *a
+			}
+			return ""
+		}
+		for i, want := range []struct{ accept, answer string }{{"[1 2 3]", ""}, {"[]", "deny"}, {"[1 3]", ""}} {
+			if got := fmt.Sprint(three[i].Result.Accept); got != want.accept || answer(i) != want.answer ||
+				three[i].Buffer != "agentls://review/a.txt" || three[i].Windows != 1 {
+				r.errorf("three-hunk review %d (%s): in %q, returned accept %s answer %q, %d windows after; want accept %s answer %q, closed",
+					i+1, []string{"A", "R", "review_answer({accept = {1, 3}})"}[i], three[i].Buffer, got, answer(i), three[i].Windows, want.accept, want.answer)
+			}
+		}
+		if !three[0].Busy || three[0].WindowsBusy != 2 || !three[2].Answered {
+			r.errorf("a review asked while one is open: denied at once %v with %d windows (want true, 2: one review); review_answer returned %v, want true",
+				three[0].Busy, three[0].WindowsBusy, three[2].Answered)
+		}
+	})
 }
 
 // recordingModel is an OpenAI-compatible chat endpoint that answers every
@@ -663,86 +676,103 @@ func (m *recordingModel) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 // without a range passes the file only. What the agent was told is read
 // at the model endpoint.
 func TestNvimPluginAskSelection(t *testing.T) {
-	r := newPluginRun(t, map[string]string{"a.txt": "first line\nhéllo wörld 😀 end\nthird line\n"})
-	model := &recordingModel{}
-	srv := httptest.NewServer(model)
-	t.Cleanup(srv.Close)
-	r.provider(srv.URL + "/v1")
-	r.env["AGENTLS_E2E_FILE"] = "a.txt"
-	rec := r.nvim("plugin_select.lua")
-	defer r.done()
+	eachNvim(t, func(t *testing.T) {
+		r := newPluginRun(t, map[string]string{"a.txt": "first line\nhéllo wörld 😀 end\nthird line\n"})
+		model := &recordingModel{}
+		srv := httptest.NewServer(model)
+		t.Cleanup(srv.Close)
+		r.provider(srv.URL + "/v1")
+		r.env["AGENTLS_E2E_FILE"] = "a.txt"
+		rec := r.nvim("plugin_select.lua")
+		defer r.done()
 
-	want := []string{
-		"explain the word\n\nThe user is in a.txt with lines 2-2 selected:\n```\nwörld 😀\n```",
-		"explain these lines\n\nThe user is in a.txt with lines 1-2 selected:\n```\nfirst line\nhéllo wörld 😀 end\n```",
-		"explain line three\n\nThe user is in a.txt with lines 3-3 selected:\n```\nthird line\n```",
-		"explain the file\n\nThe user is in a.txt.",
-	}
-	model.mu.Lock()
-	got := append([]string(nil), model.users...)
-	model.mu.Unlock()
-	if len(got) != len(want) {
-		r.errorf("the model got %d requests, want %d:\n%q", len(got), len(want), got)
-	}
-	for i := range want {
-		if i < len(got) && got[i] != want[i] {
-			r.errorf("ask %d: the agent was told\n%s\nwant\n%s", i+1, got[i], want[i])
+		want := []string{
+			"explain the word\n\nThe user is in a.txt with lines 2-2 selected:\n```\nwörld 😀\n```",
+			"explain these lines\n\nThe user is in a.txt with lines 1-2 selected:\n```\nfirst line\nhéllo wörld 😀 end\n```",
+			"explain line three\n\nThe user is in a.txt with lines 3-3 selected:\n```\nthird line\n```",
+			"explain the file\n\nThe user is in a.txt.",
 		}
-	}
-	checkTranscript(r, rec.Log, []string{
-		"= you: explain the word  [a.txt:2-2]",
-		"= you: explain these lines  [a.txt:1-2]",
-		"= you: explain line three  [a.txt:3-3]",
-		"= you: explain the file  [a.txt]",
+		model.mu.Lock()
+		got := append([]string(nil), model.users...)
+		model.mu.Unlock()
+		if len(got) != len(want) {
+			r.errorf("the model got %d requests, want %d:\n%q", len(got), len(want), got)
+		}
+		for i := range want {
+			if i < len(got) && got[i] != want[i] {
+				r.errorf("ask %d: the agent was told\n%s\nwant\n%s", i+1, got[i], want[i])
+			}
+		}
+		checkTranscript(r, rec.Log, []string{
+			"= you: explain the word  [a.txt:2-2]",
+			"= you: explain these lines  [a.txt:1-2]",
+			"= you: explain line three  [a.txt:3-3]",
+			"= you: explain the file  [a.txt]",
+		})
 	})
 }
 
-// :help agentls works after :helptags: the header is tags-able and every
-// command and function has a tag. :checkhealth agentls finds the server and
+// :help agentls works without :helptags (the plugin makes the tags once,
+// as a plugin manager's local folder runs none): the header is tags-able
+// and every command and function has a tag. :checkhealth agentls finds the server and
 // the model.
 func TestNvimPluginHelp(t *testing.T) {
-	r := newPluginRun(t, nil)
-	src, err := os.ReadFile(filepath.Join("doc", "agentls.txt"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	doc := r.path("rtp", "doc")
-	if err := os.MkdirAll(doc, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(doc, "agentls.txt"), src, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	tags := []string{"agentls", "agentls.txt", "agentls-setup", ":AgentAsk", ":AgentCancel", ":AgentRevert",
-		":AgentLog", "agentls.status()", "agentls-asks", "agentls-saving", "agentls-install", "agentls-binary",
-		":AgentInstall", "agentls.install()", ":AgentChat", ":AgentQuickfix", "agentls-chat", "agentls-review",
-		"agentls-questions", "agentls-code-actions", "agentls.statusline()", "agentls.review_answer()", "agentls.chat()",
-		"agentls.quickfix()", "User_AgentlsReview", "User_AgentlsAsk"}
-	r.env["AGENTLS_PLUGIN_DOC"] = doc
-	r.env["AGENTLS_PLUGIN_TAGS"] = strings.Join(tags, ",")
-	r.env["AGENTLS_E2E_MODEL"] = "replay:none.json"
-	rec := r.nvim("plugin_help.lua")
-	defer r.done()
-	if len(rec.Help) != len(tags) {
-		r.fail("recorded %d :help results, want %d", len(rec.Help), len(tags))
-	}
-	for _, h := range rec.Help {
-		if !h.OK || h.File != "agentls.txt" || !strings.Contains(h.Line, "*"+h.Tag+"*") {
-			r.errorf(":help %s → ok=%v %s, file %q, line %q; want agentls.txt at the line with *%s*", h.Tag, h.OK, h.Error, h.File, h.Line, h.Tag)
+	eachNvim(t, func(t *testing.T) {
+		r := newPluginRun(t, nil)
+		src, err := os.ReadFile(filepath.Join("doc", "agentls.txt"))
+		if err != nil {
+			t.Fatal(err)
 		}
-	}
-	health := strings.Join(rec.Health, "\n")
-	for _, want := range []string{"OK: Neovim 0.7 or later", "agentls 0.", "OK: model (setup): replay:none.json"} {
-		if !strings.Contains(health, want) {
-			r.errorf(":checkhealth agentls lacks %q:\n%s", want, health)
+		doc := r.path("rtp", "doc")
+		if err := os.MkdirAll(doc, 0o755); err != nil {
+			t.Fatal(err)
 		}
-	}
-	if strings.Contains(health, "ERROR") {
-		r.errorf(":checkhealth agentls reports an error:\n%s", health)
-	}
-	if first := strings.SplitN(string(src), "\n", 2)[0]; !strings.HasPrefix(first, "*agentls.txt*") {
-		r.errorf("doc/agentls.txt starts %q, want the tags-able header *agentls.txt*", first)
-	}
+		if err := os.WriteFile(filepath.Join(doc, "agentls.txt"), src, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		plugin, err := os.ReadFile(filepath.Join("plugin", "agentls.lua"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.MkdirAll(r.path("rtp", "plugin"), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(r.path("rtp", "plugin", "agentls.lua"), plugin, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		tags := []string{"agentls", "agentls.txt", "agentls-setup", ":AgentAsk", ":AgentCancel", ":AgentRevert",
+			":AgentLog", "agentls.status()", "agentls-asks", "agentls-saving", "agentls-install", "agentls-binary",
+			":AgentInstall", "agentls.install()", ":AgentChat", ":AgentQuickfix", "agentls-chat", "agentls-review",
+			"agentls-questions", "agentls-code-actions", "agentls.statusline()", "agentls.review_answer()", "agentls.chat()",
+			"agentls.quickfix()", "User_AgentlsReview", "User_AgentlsAsk", ":AgentSessions", ":AgentResume", "agentls-enable"}
+		r.env["AGENTLS_PLUGIN_DOC"] = doc
+		r.env["AGENTLS_PLUGIN_TAGS"] = strings.Join(tags, ",")
+		r.env["AGENTLS_E2E_MODEL"] = "replay:none.json"
+		rec := r.nvim("plugin_help.lua")
+		defer r.done()
+		if len(rec.Help) != len(tags) {
+			r.fail("recorded %d :help results, want %d", len(rec.Help), len(tags))
+		}
+		for _, h := range rec.Help {
+			if !h.OK || h.File != "agentls.txt" || !strings.Contains(h.Line, "*"+h.Tag+"*") {
+				r.errorf(":help %s → ok=%v %s, file %q, line %q; want agentls.txt at the line with *%s*", h.Tag, h.OK, h.Error, h.File, h.Line, h.Tag)
+			}
+		}
+		health := strings.Join(rec.Health, "\n")
+		// The version is whatever the binary says (a release's v0.0.0-ci, a
+		// go build's devel): the line names the binary, then "): agentls ".
+		for _, want := range []string{"OK: Neovim 0.7 or later", "): agentls ", "OK: model (setup): replay:none.json"} {
+			if !strings.Contains(health, want) {
+				r.errorf(":checkhealth agentls lacks %q:\n%s", want, health)
+			}
+		}
+		if strings.Contains(health, "ERROR") {
+			r.errorf(":checkhealth agentls reports an error:\n%s", health)
+		}
+		if first := strings.SplitN(string(src), "\n", 2)[0]; !strings.HasPrefix(first, "*agentls.txt*") {
+			r.errorf("doc/agentls.txt starts %q, want the tags-able header *agentls.txt*", first)
+		}
+	})
 }
 
 // checkTranscript checks that lines holds, in order, a line matching each
@@ -795,78 +825,77 @@ func quoteOrNil(s *string) string {
 	return fmt.Sprintf("%q", *s)
 }
 
-// The agent's questions reach the person through the plugin's
-// agentls/question, answered with typed keys while the handler waits (0.7:
-// synchronously): free text through input(), one choice or several (then
-// "Done") through the plugin's float; <Esc> dismisses ("no answer"). The
-// model endpoint (the real OpenAI wire format) reads each answer in the
-// tool result that follows.
+// The agent's questions reach the person through the plugin's float
+// (agentls/askQuestion: out of band, on every version), answered with keys
+// typed 600 ms after it appears: free text on its answer line, one choice,
+// several (marked with <CR>, sent from the answer line), and q dismisses
+// ("no answer"). The model endpoint (the real OpenAI wire format) reads
+// each answer in the tool result that follows.
 func TestNvimPluginQuestion(t *testing.T) {
-	r := newFileRun(t)
-	questions := []map[string]any{
-		{"question": "What should the table be called?"},
-		{"question": "Which store?", "options": []string{"sqlite", "postgres"}},
-		{"question": "Which checks?", "options": []string{"vet", "lint", "race"}, "multi": true},
-		{"question": "Anything else?"},
-	}
-	srv := openaitest.New(func(req openaitest.Request) openaitest.Reply {
-		asked := 0
-		for _, m := range req.Messages {
-			if m.Role == "tool" {
-				asked++
+	eachNvim(t, func(t *testing.T) {
+		r := newFileRun(t)
+		questions := []map[string]any{
+			{"question": "What should the table be called?"},
+			{"question": "Which store?", "options": []string{"sqlite", "postgres"}},
+			{"question": "Which checks?", "options": []string{"vet", "lint", "race"}, "multi": true},
+			{"question": "Anything else?"},
+		}
+		srv := openaitest.New(func(req openaitest.Request) openaitest.Reply {
+			asked := 0
+			for _, m := range req.Messages {
+				if m.Role == "tool" {
+					asked++
+				}
 			}
-		}
-		if asked < len(questions) {
-			return openaitest.Reply{ToolCalls: []openaitest.ToolCall{openaitest.Call(fmt.Sprintf("q%d", asked), "question", questions[asked])}}
-		}
-		return openaitest.Reply{Parts: []string{"Thanks."}}
-	})
-	t.Cleanup(srv.Close)
-	r.provider(srv.URL)
-	// vet (1), then race (2 of lint, race, Done), then Done (2 of lint, Done).
-	r.env["AGENTLS_PLUGIN_KEYS"] = "call it kv<CR>,2<CR>,1<CR>,2<CR>,2<CR>,<Esc>"
-	rec := r.nvim("plugin_question.lua")
-	defer r.done()
+			if asked < len(questions) {
+				return openaitest.Reply{ToolCalls: []openaitest.ToolCall{openaitest.Call(fmt.Sprintf("q%d", asked), "question", questions[asked])}}
+			}
+			return openaitest.Reply{Parts: []string{"Thanks."}}
+		})
+		t.Cleanup(srv.Close)
+		r.provider(srv.URL)
+		// Free text, postgres, vet and race marked then sent, dismissed.
+		r.env["AGENTLS_PLUGIN_KEYS"] = "icall it kv<Esc><CR>,2<CR>,1<CR>3<CR>G<CR>,q"
+		rec := r.nvim("plugin_question.lua")
+		defer r.done()
 
-	reqs := srv.Requests()
-	var results []string
-	if len(reqs) > 0 {
-		for _, m := range reqs[len(reqs)-1].Messages {
-			if m.Role == "tool" {
-				results = append(results, m.Content)
+		results := lastToolResults(srv)
+		want := []string{"The person answered: call it kv", "The person chose: postgres", "The person chose: vet; race", "No answer: the person dismissed the question"}
+		if len(results) != len(want) {
+			r.errorf("tool results %q, want %q", results, want)
+		}
+		for i := range want {
+			if i < len(results) && !strings.HasPrefix(results[i], want[i]) {
+				r.errorf("answer %d = %q, want %q", i+1, results[i], want[i])
 			}
 		}
-	}
-	want := []string{"The person answered: call it kv", "The person chose: postgres", "The person chose: vet; race", "No answer: the person dismissed the question"}
-	if len(results) != len(want) {
-		r.errorf("tool results %q, want %q", results, want)
-	}
-	for i := range want {
-		if i < len(results) && !strings.HasPrefix(results[i], want[i]) {
-			r.errorf("answer %d = %q, want %q", i+1, results[i], want[i])
+		var floats []string
+		json.Unmarshal(rec.Raw["floats"], &floats)
+		wantFloats := [][]string{
+			{"agentls asks: What should the table be called?\n\n<CR>: send the answer typed below"},
+			{"agentls asks: Which store?", "1 sqlite", "2 postgres", "<CR>: choose (or send the answer typed on the last line)"},
+			{"agentls asks: Which checks?", "1 [ ] vet", "2 [ ] lint", "3 [ ] race"},
+			{"agentls asks: Anything else?"},
 		}
-	}
-	var floats []string
-	json.Unmarshal(rec.Raw["floats"], &floats)
-	wantFloats := [][]string{
-		{"agentls asks: Which store?", "1 sqlite", "2 postgres"},
-		{"agentls asks: Which checks?\n", "1 vet", "2 lint", "3 race", "4 Done"},
-		{"agentls asks: Which checks? (chosen: vet)", "1 lint", "2 race", "3 Done"},
-		{"agentls asks: Which checks? (chosen: vet, race)", "1 lint", "2 Done"},
-	}
-	if len(floats) != len(wantFloats) {
-		r.errorf("%d choice floats, want %d: %q", len(floats), len(wantFloats), floats)
-	}
-	for i := range wantFloats {
-		for _, w := range wantFloats[i] {
-			if i < len(floats) && !strings.Contains(floats[i], w) {
-				r.errorf("float %d lacks %q:\n%s", i+1, w, floats[i])
+		if len(floats) != len(wantFloats) {
+			r.errorf("%d choice floats, want %d: %q", len(floats), len(wantFloats), floats)
+		}
+		for i := range wantFloats {
+			for _, w := range wantFloats[i] {
+				if i < len(floats) && !strings.Contains(floats[i], w) {
+					r.errorf("float %d lacks %q:\n%s", i+1, w, floats[i])
+				}
 			}
 		}
-	}
-	if rec.str("status_asked") != "waiting for you" || len(rec.WindowsAfter) != 1 {
-		r.errorf("status while asked %q, windows after %+v; want waiting for you, and no float left", rec.str("status_asked"), rec.WindowsAfter)
-	}
+		var focused []bool
+		json.Unmarshal(rec.Raw["focused"], &focused)
+		if len(focused) != 4 || slices.Contains(focused, false) {
+			r.errorf("the float had the focus (Normal mode) %v, want at each of the 4 questions", focused)
+		}
+		if rec.str("status_asked") != "waiting for you" || len(rec.WindowsAfter) != 1 {
+			r.errorf("status while asked %q, windows after %+v; want waiting for you, and no float left", rec.str("status_asked"), rec.WindowsAfter)
+		}
+	})
 }
 
 // reviewRecord is what plugin_review.lua records at each review.
@@ -893,101 +922,103 @@ type reviewRecord struct {
 // statusline then offers the turn's revert, and a click on it restores
 // both files.
 func TestNvimPluginReviewOneHunkOfTwo(t *testing.T) {
-	const (
-		aOld = "one\ntwo\nthree\nfour\nfive\nsix\nseven\neight\nnine\nten\n"
-		aNew = "one\nTWO\nthree\nfour\nfive\nsix\nseven\neight\nNINE\nten\n"
-		bOld = "alpha\nbeta\ngamma\ndelta\nepsilon\nzeta\neta\ntheta\n"
-		bNew = "ALPHA\nbeta\ngamma\ndelta\nepsilon\nzeta\neta\nTHETA\n"
-	)
-	r := newPluginRun(t, map[string]string{"a.txt": aOld, "b.txt": bOld})
-	srv := openaitest.New(func(req openaitest.Request) openaitest.Reply {
-		done := 0
-		for _, m := range req.Messages {
-			if m.Role == "tool" {
-				done++
+	eachNvim(t, func(t *testing.T) {
+		const (
+			aOld = "one\ntwo\nthree\nfour\nfive\nsix\nseven\neight\nnine\nten\n"
+			aNew = "one\nTWO\nthree\nfour\nfive\nsix\nseven\neight\nNINE\nten\n"
+			bOld = "alpha\nbeta\ngamma\ndelta\nepsilon\nzeta\neta\ntheta\n"
+			bNew = "ALPHA\nbeta\ngamma\ndelta\nepsilon\nzeta\neta\nTHETA\n"
+		)
+		r := newPluginRun(t, map[string]string{"a.txt": aOld, "b.txt": bOld})
+		srv := openaitest.New(func(req openaitest.Request) openaitest.Reply {
+			done := 0
+			for _, m := range req.Messages {
+				if m.Role == "tool" {
+					done++
+				}
 			}
-		}
-		switch done {
-		case 0:
-			return openaitest.Reply{ToolCalls: []openaitest.ToolCall{
-				openaitest.Call("v1", "view", map[string]any{"file_path": "a.txt"}),
-				openaitest.Call("v2", "view", map[string]any{"file_path": "b.txt"})}}
-		case 2:
-			return openaitest.Reply{ToolCalls: []openaitest.ToolCall{openaitest.Call("w1", "write", map[string]any{"file_path": "a.txt", "content": aNew})}}
-		case 3:
-			return openaitest.Reply{ToolCalls: []openaitest.ToolCall{openaitest.Call("w2", "write", map[string]any{"file_path": "b.txt", "content": bNew})}}
-		}
-		return openaitest.Reply{Parts: []string{"Done."}}
-	})
-	t.Cleanup(srv.Close)
-	r.provider(srv.URL)
-	rec := r.nvim("plugin_review.lua")
-	defer r.done()
+			switch done {
+			case 0:
+				return openaitest.Reply{ToolCalls: []openaitest.ToolCall{
+					openaitest.Call("v1", "view", map[string]any{"file_path": "a.txt"}),
+					openaitest.Call("v2", "view", map[string]any{"file_path": "b.txt"})}}
+			case 2:
+				return openaitest.Reply{ToolCalls: []openaitest.ToolCall{openaitest.Call("w1", "write", map[string]any{"file_path": "a.txt", "content": aNew})}}
+			case 3:
+				return openaitest.Reply{ToolCalls: []openaitest.ToolCall{openaitest.Call("w2", "write", map[string]any{"file_path": "b.txt", "content": bNew})}}
+			}
+			return openaitest.Reply{Parts: []string{"Done."}}
+		})
+		t.Cleanup(srv.Close)
+		r.provider(srv.URL)
+		rec := r.nvim("plugin_review.lua")
+		defer r.done()
 
-	var reviews []reviewRecord
-	if err := json.Unmarshal(rec.Raw["reviews"], &reviews); err != nil || len(reviews) != 2 {
-		r.fail("reviews recorded: %s (%v), want two", rec.Raw["reviews"], err)
-	}
-	for i, rv := range reviews {
-		file := []string{"a.txt", "b.txt"}[i]
-		if rv.Name != "agentls://review/"+file || rv.Buftype != "nofile" || rv.Filetype != "diff" || rv.Modifiable {
-			r.errorf("review %d buffer %q buftype %q filetype %q modifiable %v, want agentls://review/%s, a read-only nofile diff",
-				i+1, rv.Name, rv.Buftype, rv.Filetype, rv.Modifiable, file)
+		var reviews []reviewRecord
+		if err := json.Unmarshal(rec.Raw["reviews"], &reviews); err != nil || len(reviews) != 2 {
+			r.fail("reviews recorded: %s (%v), want two", rec.Raw["reviews"], err)
 		}
-		if rv.Clients != 0 || rv.Windows != 1 || rv.Status != "waiting for you" {
-			r.errorf("review %d: %d clients attached, %d review windows, status %q; want none, one, waiting for you", i+1, rv.Clients, rv.Windows, rv.Status)
-		}
-		if strings.Count(rv.Text, "\n@@ ") != 2 || !strings.Contains(rv.Text, "Allow edits in") {
-			r.errorf("review %d shows\n%s\nwant two hunks and the grant on offer", i+1, rv.Text)
-		}
-	}
-	want := map[string]string{
-		"a": "one\ntwo\nthree\nfour\nfive\nsix\nseven\neight\nNINE\nten\n", // hunk 2 only
-		"b": "ALPHA\nbeta\ngamma\ndelta\nepsilon\nzeta\neta\ntheta\n",      // hunk 1 only
-	}
-	for _, f := range []struct{ name, buf, disk string }{
-		{"a", rec.str("text_a"), rec.str("disk_a")}, {"b", rec.str("text_b"), rec.str("disk_b")},
-	} {
-		if f.buf != strings.TrimSuffix(want[f.name], "\n") || f.disk != want[f.name] {
-			r.errorf("%s.txt after the review: buffer %q, disk %q; want %q (the accepted hunk only)", f.name, f.buf, f.disk, want[f.name])
-		}
-	}
-	var results []string
-	if reqs := srv.Requests(); len(reqs) > 0 {
-		for _, m := range reqs[len(reqs)-1].Messages {
-			if m.Role == "tool" {
-				results = append(results, m.Content)
+		for i, rv := range reviews {
+			file := []string{"a.txt", "b.txt"}[i]
+			if rv.Name != "agentls://review/"+file || rv.Buftype != "nofile" || rv.Filetype != "diff" || rv.Modifiable {
+				r.errorf("review %d buffer %q buftype %q filetype %q modifiable %v, want agentls://review/%s, a read-only nofile diff",
+					i+1, rv.Name, rv.Buftype, rv.Filetype, rv.Modifiable, file)
+			}
+			if rv.Clients != 0 || rv.Windows != 1 || rv.Status != "waiting for you" {
+				r.errorf("review %d: %d clients attached, %d review windows, status %q; want none, one, waiting for you", i+1, rv.Clients, rv.Windows, rv.Status)
+			}
+			if strings.Count(rv.Text, "\n@@ ") != 2 || !strings.Contains(rv.Text, "Allow edits in") {
+				r.errorf("review %d shows\n%s\nwant two hunks and the grant on offer", i+1, rv.Text)
 			}
 		}
-	}
-	if len(results) != 4 {
-		r.fail("tool results %q, want four (two views, two writes)", results)
-	}
-	for i, want := range []string{"applied only hunk(s) 2 of 2", "applied only hunk(s) 1 of 2"} {
-		got := results[2+i]
-		if !strings.Contains(got, want) || !strings.Contains(got, "Hunk "+map[int]string{0: "1", 1: "2"}[i]+":") {
-			r.errorf("write %d's tool result\n%s\nwant it to say %q and show the rejected hunk", i+1, got, want)
+		want := map[string]string{
+			"a": "one\ntwo\nthree\nfour\nfive\nsix\nseven\neight\nNINE\nten\n", // hunk 2 only
+			"b": "ALPHA\nbeta\ngamma\ndelta\nepsilon\nzeta\neta\ntheta\n",      // hunk 1 only
 		}
-	}
-	if !strings.Contains(results[2], "-two\n+TWO") || !strings.Contains(results[3], "-theta\n+THETA") {
-		r.errorf("the rejected hunks' diffs are not in the tool results:\n%s\n%s", results[2], results[3])
-	}
-	if rec.boolean("answered") != true || rec.boolean("answered_none") != false {
-		r.errorf("review_answer returned %v with a review open and %v with none; want true, false", rec.Raw["answered"], rec.Raw["answered_none"])
-	}
-	if sl := rec.str("statusline_after"); sl != "agentls: idle · %@AgentlsRevertClick@↶ :AgentRevert%X" {
-		r.errorf("statusline() after the turn = %q, want idle with the clickable revert", sl)
-	}
-	if rec.str("text_a_reverted") != strings.TrimSuffix(aOld, "\n") || rec.str("text_b_reverted") != strings.TrimSuffix(bOld, "\n") ||
-		rec.str("statusline_reverted") != "agentls: idle" {
-		r.errorf("after the statusline's revert: a.txt %q, b.txt %q, statusline %q; want both restored, no revert offered",
-			rec.str("text_a_reverted"), rec.str("text_b_reverted"), rec.str("statusline_reverted"))
-	}
-	for _, w := range rec.WindowsAfter {
-		if strings.HasPrefix(w.Name, "agentls://review/") {
-			r.errorf("a review window is still open after the turn: %+v", rec.WindowsAfter)
+		for _, f := range []struct{ name, buf, disk string }{
+			{"a", rec.str("text_a"), rec.str("disk_a")}, {"b", rec.str("text_b"), rec.str("disk_b")},
+		} {
+			if f.buf != strings.TrimSuffix(want[f.name], "\n") || f.disk != want[f.name] {
+				r.errorf("%s.txt after the review: buffer %q, disk %q; want %q (the accepted hunk only)", f.name, f.buf, f.disk, want[f.name])
+			}
 		}
-	}
+		var results []string
+		if reqs := srv.Requests(); len(reqs) > 0 {
+			for _, m := range reqs[len(reqs)-1].Messages {
+				if m.Role == "tool" {
+					results = append(results, m.Content)
+				}
+			}
+		}
+		if len(results) != 4 {
+			r.fail("tool results %q, want four (two views, two writes)", results)
+		}
+		for i, want := range []string{"applied only hunk(s) 2 of 2", "applied only hunk(s) 1 of 2"} {
+			got := results[2+i]
+			if !strings.Contains(got, want) || !strings.Contains(got, "Hunk "+map[int]string{0: "1", 1: "2"}[i]+":") {
+				r.errorf("write %d's tool result\n%s\nwant it to say %q and show the rejected hunk", i+1, got, want)
+			}
+		}
+		if !strings.Contains(results[2], "-two\n+TWO") || !strings.Contains(results[3], "-theta\n+THETA") {
+			r.errorf("the rejected hunks' diffs are not in the tool results:\n%s\n%s", results[2], results[3])
+		}
+		if rec.boolean("answered") != true || rec.boolean("answered_none") != false {
+			r.errorf("review_answer returned %v with a review open and %v with none; want true, false", rec.Raw["answered"], rec.Raw["answered_none"])
+		}
+		if sl := rec.str("statusline_after"); sl != "agentls: idle · %@AgentlsRevertClick@↶ :AgentRevert%X" {
+			r.errorf("statusline() after the turn = %q, want idle with the clickable revert", sl)
+		}
+		if rec.str("text_a_reverted") != strings.TrimSuffix(aOld, "\n") || rec.str("text_b_reverted") != strings.TrimSuffix(bOld, "\n") ||
+			rec.str("statusline_reverted") != "agentls: idle" {
+			r.errorf("after the statusline's revert: a.txt %q, b.txt %q, statusline %q; want both restored, no revert offered",
+				rec.str("text_a_reverted"), rec.str("text_b_reverted"), rec.str("statusline_reverted"))
+		}
+		for _, w := range rec.WindowsAfter {
+			if strings.HasPrefix(w.Name, "agentls://review/") {
+				r.errorf("a review window is still open after the turn: %+v", rec.WindowsAfter)
+			}
+		}
+	})
 }
 
 // remote runs `nvim --server r.listen` with args (--remote-expr,
@@ -1022,59 +1053,61 @@ func waitFile(path string, limit time.Duration) bool {
 // turn within seconds (the server closes the question with
 // agentls/askDone). The picker's late answer is dropped: nothing runs.
 func TestNvimPluginNeverAnsweringPicker(t *testing.T) {
-	r := newFileRun(t)
-	r.commandModel("mkdir build")
-	r.env["AGENTLS_PLUGIN_ANSWERS"] = "<never>"
-	mark := r.path("asked")
-	r.env["AGENTLS_PLUGIN_MARK"] = mark
-	r.listen = r.path("nvim.sock")
-	var (
-		sent     time.Time
-		answered time.Duration
-		status   string
-	)
-	r.during = func() {
-		if !waitFile(mark, 30*time.Second) {
-			t.Errorf("the ask never reached the picker")
-			return
+	eachNvim(t, func(t *testing.T) {
+		r := newFileRun(t)
+		r.commandModel("mkdir build")
+		r.env["AGENTLS_PLUGIN_ANSWERS"] = "<never>"
+		mark := r.path("asked")
+		r.env["AGENTLS_PLUGIN_MARK"] = mark
+		r.listen = r.path("nvim.sock")
+		var (
+			sent     time.Time
+			answered time.Duration
+			status   string
+		)
+		r.during = func() {
+			if !waitFile(mark, 30*time.Second) {
+				t.Errorf("the ask never reached the picker")
+				return
+			}
+			var err error
+			status, answered, err = r.remote("--remote-expr", `luaeval("require('agentls').status()")`)
+			if err != nil {
+				t.Errorf("nvim --remote-expr while the picker hangs: %v (%s)", err, status)
+			}
+			sent = time.Now()
+			if out, _, err := r.remote("--remote-send", ":AgentCancel<CR>"); err != nil {
+				t.Errorf("nvim --remote-send :AgentCancel: %v (%s)", err, out)
+			}
 		}
-		var err error
-		status, answered, err = r.remote("--remote-expr", `luaeval("require('agentls').status()")`)
-		if err != nil {
-			t.Errorf("nvim --remote-expr while the picker hangs: %v (%s)", err, status)
-		}
-		sent = time.Now()
-		if out, _, err := r.remote("--remote-send", ":AgentCancel<CR>"); err != nil {
-			t.Errorf("nvim --remote-send :AgentCancel: %v (%s)", err, out)
-		}
-	}
-	rec := r.nvim("plugin_never.lua")
-	exited := time.Since(sent)
-	defer r.done()
+		rec := r.nvim("plugin_never.lua")
+		exited := time.Since(sent)
+		defer r.done()
 
-	if status != "waiting for you" || answered > 2*time.Second {
-		r.errorf("while the picker hung, Neovim answered status() = %q after %v; want \"waiting for you\" within 2s", status, answered)
-	}
-	// The scenario waits 300 ms after the turn's end, then stops the server.
-	if exited > 5*time.Second {
-		r.errorf(":AgentCancel typed while the picker hung: Neovim was done %v later, want within 5s", exited)
-	}
-	if len(rec.Selects) != 1 || !strings.Contains(rec.Selects[0].Prompt, "mkdir build") || !pluginInOrder(rec.Selects[0].Titles, "Allow", "Deny") {
-		r.errorf("picker calls %+v, want one for the mkdir build ask with Allow … Deny", rec.Selects)
-	}
-	if rec.str("status_asked") != "waiting for you" || rec.str("status_after") != "idle" || rec.str("status_late") != "idle" {
-		r.errorf("status asked / after the cancel / after the late answer = %q / %q / %q, want waiting for you / idle / idle",
-			rec.str("status_asked"), rec.str("status_after"), rec.str("status_late"))
-	}
-	checkTranscript(r, rec.Log, []string{"= → bash mkdir build", "$ ended: cancelled ──"})
-	if _, err := os.Stat(filepath.Join(r.root, "build")); err == nil {
-		r.errorf("build/ exists: the late picker answer ran the command")
-	}
-	for _, m := range rec.Messages {
-		if strings.HasPrefix(m, "4 ") || strings.Contains(m, "error") {
-			r.errorf("an error was shown: %q", m)
+		if status != "waiting for you" || answered > 2*time.Second {
+			r.errorf("while the picker hung, Neovim answered status() = %q after %v; want \"waiting for you\" within 2s", status, answered)
 		}
-	}
+		// The scenario waits 300 ms after the turn's end, then stops the server.
+		if exited > 5*time.Second {
+			r.errorf(":AgentCancel typed while the picker hung: Neovim was done %v later, want within 5s", exited)
+		}
+		if len(rec.Selects) != 1 || !strings.Contains(rec.Selects[0].Prompt, "mkdir build") || !pluginInOrder(rec.Selects[0].Titles, "Allow", "Deny") {
+			r.errorf("picker calls %+v, want one for the mkdir build ask with Allow … Deny", rec.Selects)
+		}
+		if rec.str("status_asked") != "waiting for you" || rec.str("status_after") != "idle" || rec.str("status_late") != "idle" {
+			r.errorf("status asked / after the cancel / after the late answer = %q / %q / %q, want waiting for you / idle / idle",
+				rec.str("status_asked"), rec.str("status_after"), rec.str("status_late"))
+		}
+		checkTranscript(r, rec.Log, []string{"= → bash mkdir build", "$ ended: cancelled ──"})
+		if _, err := os.Stat(filepath.Join(r.root, "build")); err == nil {
+			r.errorf("build/ exists: the late picker answer ran the command")
+		}
+		for _, m := range rec.Messages {
+			if strings.HasPrefix(m, "4 ") || strings.Contains(m, "error") {
+				r.errorf("an error was shown: %q", m)
+			}
+		}
+	})
 }
 
 // :AgentChat, must-show: the question typed in the chat's prompt area and
@@ -1086,128 +1119,130 @@ func TestNvimPluginNeverAnsweringPicker(t *testing.T) {
 // quickfix list from the chat. A follow-up goes out in the same session:
 // the model sees the first exchange.
 func TestNvimPluginChatStreams(t *testing.T) {
-	r := newFileRun(t)
-	mark := r.path("streamed")
-	r.env["AGENTLS_PLUGIN_MARK"] = mark
-	var held time.Duration
-	srv := openaitest.New(func(req openaitest.Request) openaitest.Reply {
-		tools, users := 0, 0
-		for _, m := range req.Messages {
-			switch m.Role {
-			case "tool":
-				tools++
-			case "user":
-				users++
+	eachNvim(t, func(t *testing.T) {
+		r := newFileRun(t)
+		mark := r.path("streamed")
+		r.env["AGENTLS_PLUGIN_MARK"] = mark
+		var held time.Duration
+		srv := openaitest.New(func(req openaitest.Request) openaitest.Reply {
+			tools, users := 0, 0
+			for _, m := range req.Messages {
+				switch m.Role {
+				case "tool":
+					tools++
+				case "user":
+					users++
+				}
+			}
+			switch {
+			case users > 1:
+				return openaitest.Reply{Parts: []string{"Still hello."}}
+			case tools == 0:
+				return openaitest.Reply{ToolCalls: []openaitest.ToolCall{
+					openaitest.Call("t1", "todos", map[string]any{"todos": []map[string]any{
+						{"content": "Read a.txt", "status": "in_progress", "active_form": "Reading a.txt"},
+						{"content": "Answer", "status": "pending"}}}),
+					openaitest.Call("v1", "view", map[string]any{"file_path": "a.txt"}),
+					openaitest.Call("g1", "grep", map[string]any{"pattern": "o"})}}
+			}
+			return openaitest.Reply{
+				Parts: []string{"First line of the answer.\nSecond", " line, streamed.\n", "Third line."},
+				BeforePart: func(i int) {
+					if i == 2 {
+						start := time.Now()
+						waitFile(mark, 20*time.Second)
+						held = time.Since(start)
+					}
+				},
+			}
+		})
+		t.Cleanup(srv.Close)
+		r.provider(srv.URL)
+		rec := r.nvim("plugin_chat.lua")
+		defer r.done()
+
+		var got struct {
+			Chat struct {
+				Name, Filetype, Buftype string
+			} `json:"chat"`
+			Streaming struct {
+				Status     string `json:"status"`
+				Statusline string `json:"statusline"`
+				HasThird   bool   `json:"has_third"`
+			} `json:"streaming"`
+			Refused struct {
+				Error  string `json:"error"`
+				Prompt string `json:"prompt"`
+			} `json:"refused"`
+			Lines       []string `json:"lines"`
+			LinesAfter  []string `json:"lines_after"`
+			PromptAfter []string `json:"prompt_after"`
+			Fold        struct {
+				Row       int      `json:"row"`
+				Closed    int      `json:"closed"`
+				ClosedEnd int      `json:"closed_end"`
+				Opened    int      `json:"opened"`
+				Text      string   `json:"text"`
+				Body      []string `json:"body"`
+			} `json:"fold"`
+			QF      []string `json:"qf"`
+			Items   []string `json:"items"`
+			QFCount int      `json:"qf_count"`
+			Chats   int      `json:"chats"`
+			Clients int      `json:"clients_on_chat"`
+		}
+		raw, _ := json.Marshal(rec.Raw)
+		if err := json.Unmarshal(raw, &got); err != nil {
+			r.fail("record: %v", err)
+		}
+		if !strings.HasPrefix(got.Chat.Name, "agentls://chat/") || got.Chat.Filetype != "markdown" || got.Chat.Buftype != "nofile" || got.Clients != 0 {
+			r.errorf("chat buffer %+v with %d clients, want agentls://chat/…, markdown, nofile, none attached", got.Chat, got.Clients)
+		}
+		if got.Streaming.HasThird || got.Streaming.Status != "working" || !strings.Contains(got.Streaming.Statusline, "writing the answer") {
+			r.errorf("while streaming: third line shown %v, status %q, statusline %q; want the first line alone, working, \"writing the answer\"",
+				got.Streaming.HasThird, got.Streaming.Status, got.Streaming.Statusline)
+		}
+		if !strings.Contains(got.Refused.Error, "already running") || !strings.Contains(got.Refused.Error, ":AgentCancel") ||
+			strings.Contains(got.Refused.Error, "agentls.cancel") || got.Refused.Prompt != "too early" {
+			r.errorf("a follow-up during the turn: %+v; want it refused naming :AgentCancel, the prompt kept", got.Refused)
+		}
+		if held <= 0 {
+			r.errorf("the model never held its stream for the chat")
+		}
+		text := strings.Join(got.Lines, "\n")
+		answer := "First line of the answer.\nSecond line, streamed.\nThird line."
+		if strings.Count(text, answer) != 1 {
+			r.errorf("the chat does not hold the three-line answer once:\n%s", text)
+		}
+		for _, want := range []string{"## You", "What does a.txt say?", "## agentls", "## Todos  (0/2: Reading a.txt)",
+			"- [-] Read a.txt  ← Reading a.txt", "- [ ] Answer", "▸ view a.txt — ok", "▸ todos"} {
+			if !strings.Contains(text, want) {
+				r.errorf("the chat lacks %q:\n%s", want, text)
 			}
 		}
-		switch {
-		case users > 1:
-			return openaitest.Reply{Parts: []string{"Still hello."}}
-		case tools == 0:
-			return openaitest.Reply{ToolCalls: []openaitest.ToolCall{
-				openaitest.Call("t1", "todos", map[string]any{"todos": []map[string]any{
-					{"content": "Read a.txt", "status": "in_progress", "active_form": "Reading a.txt"},
-					{"content": "Answer", "status": "pending"}}}),
-				openaitest.Call("v1", "view", map[string]any{"file_path": "a.txt"}),
-				openaitest.Call("g1", "grep", map[string]any{"pattern": "o"})}}
+		if strings.Join(got.PromptAfter, "|") != "" {
+			r.errorf("prompt area after sending = %q, want it empty", got.PromptAfter)
 		}
-		return openaitest.Reply{
-			Parts: []string{"First line of the answer.\nSecond", " line, streamed.\n", "Third line."},
-			BeforePart: func(i int) {
-				if i == 2 {
-					start := time.Now()
-					waitFile(mark, 20*time.Second)
-					held = time.Since(start)
-				}
-			},
+		if got.Fold.Closed != got.Fold.Row || got.Fold.ClosedEnd <= got.Fold.Row || got.Fold.Opened != -1 ||
+			!strings.HasPrefix(got.Fold.Text, "▸ view a.txt — ok") || !strings.Contains(strings.Join(got.Fold.Body, "\n"), "hello world") {
+			r.errorf("tool call fold %+v: want closed at its header, showing the header, opened by <CR> to the output (hello world)", got.Fold)
+		}
+		if got.QFCount != 2 || strings.Join(got.QF, "|") != "a.txt:1:hello world|a.txt:2:second line" {
+			r.errorf(":AgentQuickfix on the grep call: %d items %q, want a.txt:1 and a.txt:2", got.QFCount, got.QF)
+		}
+		if items := strings.Join(got.Items, "|"); items != "a.txt:1:3:E:bad thing|a.txt:2:1::second line" {
+			r.errorf("quickfix items of a diagnostics and a references result = %q", items)
+		}
+		after := strings.Join(got.LinesAfter, "\n")
+		if !strings.Contains(after, "And now?") || !strings.Contains(after, "Still hello.") || !strings.Contains(after, answer) || got.Chats != 1 {
+			r.errorf("after the follow-up (%d chats) the chat holds:\n%s", got.Chats, after)
+		}
+		reqs := srv.Requests()
+		last := reqs[len(reqs)-1]
+		if !strings.Contains(last.Text(), "Third line.") || !strings.Contains(last.Text(), "And now?") {
+			r.errorf("the follow-up's request lacks the first answer or the question: the session did not carry over\n%s", last.Text())
 		}
 	})
-	t.Cleanup(srv.Close)
-	r.provider(srv.URL)
-	rec := r.nvim("plugin_chat.lua")
-	defer r.done()
-
-	var got struct {
-		Chat struct {
-			Name, Filetype, Buftype string
-		} `json:"chat"`
-		Streaming struct {
-			Status     string `json:"status"`
-			Statusline string `json:"statusline"`
-			HasThird   bool   `json:"has_third"`
-		} `json:"streaming"`
-		Refused struct {
-			Error  string `json:"error"`
-			Prompt string `json:"prompt"`
-		} `json:"refused"`
-		Lines       []string `json:"lines"`
-		LinesAfter  []string `json:"lines_after"`
-		PromptAfter []string `json:"prompt_after"`
-		Fold        struct {
-			Row       int      `json:"row"`
-			Closed    int      `json:"closed"`
-			ClosedEnd int      `json:"closed_end"`
-			Opened    int      `json:"opened"`
-			Text      string   `json:"text"`
-			Body      []string `json:"body"`
-		} `json:"fold"`
-		QF      []string `json:"qf"`
-		Items   []string `json:"items"`
-		QFCount int      `json:"qf_count"`
-		Chats   int      `json:"chats"`
-		Clients int      `json:"clients_on_chat"`
-	}
-	raw, _ := json.Marshal(rec.Raw)
-	if err := json.Unmarshal(raw, &got); err != nil {
-		r.fail("record: %v", err)
-	}
-	if !strings.HasPrefix(got.Chat.Name, "agentls://chat/") || got.Chat.Filetype != "markdown" || got.Chat.Buftype != "nofile" || got.Clients != 0 {
-		r.errorf("chat buffer %+v with %d clients, want agentls://chat/…, markdown, nofile, none attached", got.Chat, got.Clients)
-	}
-	if got.Streaming.HasThird || got.Streaming.Status != "working" || !strings.Contains(got.Streaming.Statusline, "writing the answer") {
-		r.errorf("while streaming: third line shown %v, status %q, statusline %q; want the first line alone, working, \"writing the answer\"",
-			got.Streaming.HasThird, got.Streaming.Status, got.Streaming.Statusline)
-	}
-	if !strings.Contains(got.Refused.Error, "already running") || !strings.Contains(got.Refused.Error, ":AgentCancel") ||
-		strings.Contains(got.Refused.Error, "agentls.cancel") || got.Refused.Prompt != "too early" {
-		r.errorf("a follow-up during the turn: %+v; want it refused naming :AgentCancel, the prompt kept", got.Refused)
-	}
-	if held <= 0 {
-		r.errorf("the model never held its stream for the chat")
-	}
-	text := strings.Join(got.Lines, "\n")
-	answer := "First line of the answer.\nSecond line, streamed.\nThird line."
-	if strings.Count(text, answer) != 1 {
-		r.errorf("the chat does not hold the three-line answer once:\n%s", text)
-	}
-	for _, want := range []string{"## You", "What does a.txt say?", "## agentls", "## Todos  (0/2: Reading a.txt)",
-		"- [-] Read a.txt  ← Reading a.txt", "- [ ] Answer", "▸ view a.txt — ok", "▸ todos"} {
-		if !strings.Contains(text, want) {
-			r.errorf("the chat lacks %q:\n%s", want, text)
-		}
-	}
-	if strings.Join(got.PromptAfter, "|") != "" {
-		r.errorf("prompt area after sending = %q, want it empty", got.PromptAfter)
-	}
-	if got.Fold.Closed != got.Fold.Row || got.Fold.ClosedEnd <= got.Fold.Row || got.Fold.Opened != -1 ||
-		!strings.HasPrefix(got.Fold.Text, "▸ view a.txt — ok") || !strings.Contains(strings.Join(got.Fold.Body, "\n"), "hello world") {
-		r.errorf("tool call fold %+v: want closed at its header, showing the header, opened by <CR> to the output (hello world)", got.Fold)
-	}
-	if got.QFCount != 2 || strings.Join(got.QF, "|") != "a.txt:1:hello world|a.txt:2:second line" {
-		r.errorf(":AgentQuickfix on the grep call: %d items %q, want a.txt:1 and a.txt:2", got.QFCount, got.QF)
-	}
-	if items := strings.Join(got.Items, "|"); items != "a.txt:1:3:E:bad thing|a.txt:2:1::second line" {
-		r.errorf("quickfix items of a diagnostics and a references result = %q", items)
-	}
-	after := strings.Join(got.LinesAfter, "\n")
-	if !strings.Contains(after, "And now?") || !strings.Contains(after, "Still hello.") || !strings.Contains(after, answer) || got.Chats != 1 {
-		r.errorf("after the follow-up (%d chats) the chat holds:\n%s", got.Chats, after)
-	}
-	reqs := srv.Requests()
-	last := reqs[len(reqs)-1]
-	if !strings.Contains(last.Text(), "Third line.") || !strings.Contains(last.Text(), "And now?") {
-		r.errorf("the follow-up's request lacks the first answer or the question: the session did not carry over\n%s", last.Text())
-	}
 }
 
 // Code actions from vim.lsp.buf: agentls's come first; "Ask agent about
@@ -1215,41 +1250,43 @@ func TestNvimPluginChatStreams(t *testing.T) {
 // "Fix with agent: check this line" (offered with no other server's
 // diagnostics) shows its prompt, sent once you confirm it.
 func TestNvimPluginCodeActions(t *testing.T) {
-	r := newFileRun(t)
-	model := &recordingModel{}
-	srv := httptest.NewServer(model)
-	t.Cleanup(srv.Close)
-	r.provider(srv.URL + "/v1")
-	r.env["AGENTLS_PLUGIN_ANSWERS"] = "Ask agent about selection…,Fix with agent: check this line"
-	r.env["AGENTLS_PLUGIN_INPUTS"] = "why is this here?,<default>"
-	rec := r.nvim("plugin_actions.lua")
-	defer r.done()
+	eachNvim(t, func(t *testing.T) {
+		r := newFileRun(t)
+		model := &recordingModel{}
+		srv := httptest.NewServer(model)
+		t.Cleanup(srv.Close)
+		r.provider(srv.URL + "/v1")
+		r.env["AGENTLS_PLUGIN_ANSWERS"] = "Ask agent about selection…,Fix with agent: check this line"
+		r.env["AGENTLS_PLUGIN_INPUTS"] = "why is this here?,<default>"
+		rec := r.nvim("plugin_actions.lua")
+		defer r.done()
 
-	if len(rec.Selects) != 2 {
-		r.fail("code action pickers %+v, want two", rec.Selects)
-	}
-	for i, s := range rec.Selects {
-		if len(s.Titles) == 0 || !strings.HasPrefix(s.Titles[0], "Ask agent about") {
-			r.errorf("code action %d offers %q: want agentls's Ask agent first", i+1, s.Titles)
+		if len(rec.Selects) != 2 {
+			r.fail("code action pickers %+v, want two", rec.Selects)
 		}
-	}
-	var inputs []struct {
-		Prompt  string `json:"prompt"`
-		Default string `json:"default"`
-	}
-	json.Unmarshal(rec.Raw["inputs"], &inputs)
-	if len(inputs) != 2 || inputs[0].Default != "" || !strings.Contains(inputs[0].Prompt, "your question") ||
-		!strings.HasPrefix(inputs[1].Default, "Check a.txt around line 2") {
-		r.errorf("vim.ui.input calls %+v: want your question asked (no default), then the fix's prompt shown as the default", inputs)
-	}
-	model.mu.Lock()
-	got := append([]string(nil), model.users...)
-	model.mu.Unlock()
-	if len(got) != 2 || !strings.HasPrefix(got[0], "why is this here?\n\nThe user is in a.txt with lines 1-1 selected") ||
-		!strings.HasPrefix(got[1], "Check a.txt around line 2") {
-		r.errorf("the agent was told %q", got)
-	}
-	checkTranscript(r, rec.Log, []string{"= you: why is this here?  [a.txt:1-1]", "^you: Check a.txt around line 2"})
+		for i, s := range rec.Selects {
+			if len(s.Titles) == 0 || !strings.HasPrefix(s.Titles[0], "Ask agent about") {
+				r.errorf("code action %d offers %q: want agentls's Ask agent first", i+1, s.Titles)
+			}
+		}
+		var inputs []struct {
+			Prompt  string `json:"prompt"`
+			Default string `json:"default"`
+		}
+		json.Unmarshal(rec.Raw["inputs"], &inputs)
+		if len(inputs) != 2 || inputs[0].Default != "" || !strings.Contains(inputs[0].Prompt, "your question") ||
+			!strings.HasPrefix(inputs[1].Default, "Check a.txt around line 2") {
+			r.errorf("vim.ui.input calls %+v: want your question asked (no default), then the fix's prompt shown as the default", inputs)
+		}
+		model.mu.Lock()
+		got := append([]string(nil), model.users...)
+		model.mu.Unlock()
+		if len(got) != 2 || !strings.HasPrefix(got[0], "why is this here?\n\nThe user is in a.txt with lines 1-1 selected") ||
+			!strings.HasPrefix(got[1], "Check a.txt around line 2") {
+			r.errorf("the agent was told %q", got)
+		}
+		checkTranscript(r, rec.Log, []string{"= you: why is this here?  [a.txt:1-1]", "^you: Check a.txt around line 2"})
+	})
 }
 
 // With Neovim's own vim.ui.select (inputlist(), which would take every
@@ -1257,64 +1294,70 @@ func TestNvimPluginCodeActions(t *testing.T) {
 // no file, the message and numbered choices. 1<CR>, typed, allows the
 // command.
 func TestNvimPluginAskFloat(t *testing.T) {
-	r := newFileRun(t)
-	r.commandModel("mkdir build")
-	r.env["AGENTLS_PLUGIN_NO_STUB"] = "1"
-	rec := r.nvim("plugin_float.lua")
-	defer r.done()
+	eachNvim(t, func(t *testing.T) {
+		r := newFileRun(t)
+		r.commandModel("mkdir build")
+		r.env["AGENTLS_PLUGIN_NO_STUB"] = "1"
+		rec := r.nvim("plugin_float.lua")
+		defer r.done()
 
-	var float struct {
-		Focused bool     `json:"focused"`
-		Buftype string   `json:"buftype"`
-		Lines   []string `json:"lines"`
-	}
-	json.Unmarshal(rec.Raw["float"], &float)
-	text := strings.Join(float.Lines, "\n")
-	if !float.Focused || // the scenario is in Normal mode
-		float.Buftype != "nofile" || !strings.Contains(text, "mkdir build") || !strings.Contains(text, "1 Allow") ||
-		!strings.Contains(text, "q: dismiss") || rec.str("status_asked") != "waiting for you" {
-		r.errorf("the ask float: focused %v, buftype %q, status %q, text\n%s", float.Focused, float.Buftype, rec.str("status_asked"), text)
-	}
-	if st, err := os.Stat(filepath.Join(r.root, "build")); err != nil || !st.IsDir() {
-		r.errorf("build/ was not made after 1 (Allow) was typed: %v", err)
-	}
-	if string(rec.Raw["floats_after"]) != "0" {
-		r.errorf("%s floats open after the answer, want none", rec.Raw["floats_after"])
-	}
-	checkTranscript(r, rec.Log, []string{"= → bash mkdir build", "^  allowed bash", "$ ended: completed ──"})
+		var float struct {
+			Focused bool     `json:"focused"`
+			Buftype string   `json:"buftype"`
+			Lines   []string `json:"lines"`
+		}
+		json.Unmarshal(rec.Raw["float"], &float)
+		text := strings.Join(float.Lines, "\n")
+		if !float.Focused || // the scenario is in Normal mode
+			float.Buftype != "nofile" || !strings.Contains(text, "mkdir build") || !strings.Contains(text, "1 Allow") ||
+			!strings.Contains(text, "q: dismiss") || rec.str("status_asked") != "waiting for you" {
+			r.errorf("the ask float: focused %v, buftype %q, status %q, text\n%s", float.Focused, float.Buftype, rec.str("status_asked"), text)
+		}
+		if st, err := os.Stat(filepath.Join(r.root, "build")); err != nil || !st.IsDir() {
+			r.errorf("build/ was not made after 1 (Allow) was typed: %v", err)
+		}
+		if string(rec.Raw["floats_after"]) != "0" {
+			r.errorf("%s floats open after the answer, want none", rec.Raw["floats_after"])
+		}
+		checkTranscript(r, rec.Log, []string{"= → bash mkdir build", "^  allowed bash", "$ ended: completed ──"})
+	})
 }
 
 // :AgentCancel typed while a review is open (on 0.7 the review's wait
 // reads the command line) ends the turn: the review window closes and
 // nothing is applied.
 func TestNvimPluginReviewCancel(t *testing.T) {
-	r := newFileRun(t)
-	r.replay(pluginScript)
-	rec := r.nvim("plugin_review_cancel.lua")
-	defer r.done()
-	if string(rec.Raw["reviews"]) != "1" || rec.TextAfter != strings.TrimSuffix(pluginFile, "\n") || len(rec.WindowsAfter) != 1 {
-		r.errorf("reviews %s, a.txt %q, windows %+v; want one review, a.txt unchanged, only its window left",
-			rec.Raw["reviews"], rec.TextAfter, rec.WindowsAfter)
-	}
-	checkTranscript(r, rec.Log, []string{"= → edit a.txt", "$ ended: cancelled ──"})
+	eachNvim(t, func(t *testing.T) {
+		r := newFileRun(t)
+		r.replay(pluginScript)
+		rec := r.nvim("plugin_review_cancel.lua")
+		defer r.done()
+		if string(rec.Raw["reviews"]) != "1" || rec.TextAfter != strings.TrimSuffix(pluginFile, "\n") || len(rec.WindowsAfter) != 1 {
+			r.errorf("reviews %s, a.txt %q, windows %+v; want one review, a.txt unchanged, only its window left",
+				rec.Raw["reviews"], rec.TextAfter, rec.WindowsAfter)
+		}
+		checkTranscript(r, rec.Log, []string{"= → edit a.txt", "$ ended: cancelled ──"})
+	})
 }
 
 // Messages in Neovim's words: with no model configured, :AgentAsk's
 // error names setup{model = …} (not --model or initializationOptions);
 // :AgentRevert with nothing to revert says "revert:" once.
 func TestNvimPluginNeovimWording(t *testing.T) {
-	r := newFileRun(t)
-	rec := r.nvim("plugin_wording.lua")
-	defer r.done()
-	if len(rec.Messages) != 2 {
-		r.fail("messages %q, want two (the ask's, the revert's)", rec.Messages)
-	}
-	ask, revert := rec.Messages[0], rec.Messages[1]
-	if !strings.Contains(ask, "no model configured") || !strings.Contains(ask, "require('agentls').setup{") ||
-		strings.Contains(ask, "--model") || strings.Contains(ask, "initializationOptions") {
-		r.errorf(":AgentAsk without a model said %q; want it to name setup{model = …} and neither --model nor initializationOptions", ask)
-	}
-	if !strings.HasPrefix(revert, "agentls: revert: ") || strings.Count(revert, "revert:") != 1 || strings.Contains(revert, "agentls.revertTurn") {
-		r.errorf(":AgentRevert with nothing to revert said %q; want \"agentls: revert: …\" once, no protocol names", revert)
-	}
+	eachNvim(t, func(t *testing.T) {
+		r := newFileRun(t)
+		rec := r.nvim("plugin_wording.lua")
+		defer r.done()
+		if len(rec.Messages) != 2 {
+			r.fail("messages %q, want two (the ask's, the revert's)", rec.Messages)
+		}
+		ask, revert := rec.Messages[0], rec.Messages[1]
+		if !strings.Contains(ask, "no model configured") || !strings.Contains(ask, "require('agentls').setup{") ||
+			strings.Contains(ask, "--model") || strings.Contains(ask, "initializationOptions") {
+			r.errorf(":AgentAsk without a model said %q; want it to name setup{model = …} and neither --model nor initializationOptions", ask)
+		}
+		if !strings.HasPrefix(revert, "agentls: revert: ") || strings.Count(revert, "revert:") != 1 || strings.Contains(revert, "agentls.revertTurn") {
+			r.errorf(":AgentRevert with nothing to revert said %q; want \"agentls: revert: …\" once, no protocol names", revert)
+		}
+	})
 }

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/agentls/agentls/internal/textclip"
+
 	"github.com/agentls/agentls/internal/tools"
 )
 
@@ -282,9 +284,4 @@ func transcript(msgs []Message, limit int) string {
 	return b.String()
 }
 
-func clipString(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	return s[:n] + "…"
-}
+func clipString(s string, n int) string { return textclip.Bytes(s, n, "…") }

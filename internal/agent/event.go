@@ -68,8 +68,13 @@ type Event struct {
 	Input   json.RawMessage `json:"input,omitempty"`
 	IsError *bool           `json:"is_error,omitempty"`
 	Content *string         `json:"content,omitempty"`
-	// Diff is the unified diff of a file change (tool_result), for editors.
-	Diff    string `json:"diff,omitempty"`
+	// Diff is the unified diff of a file change (tool_result), for editors;
+	// Hunks is the same change as data.
+	Diff  string       `json:"diff,omitempty"`
+	Hunks []tools.Hunk `json:"hunks,omitempty"`
+	// Kind is what a tool call does (tool_call and permission events):
+	// read, edit, delete, move, search, execute, fetch, think or other.
+	Kind    string `json:"kind,omitempty"`
 	Reason  string `json:"reason,omitempty"`
 	Message string `json:"message,omitempty"`
 	// Permission events.

@@ -71,8 +71,8 @@ func TestRunEventJSONShape(t *testing.T) {
 	want := map[agent.EventType]map[string]string{
 		agent.EventTurnStart:  {},
 		agent.EventText:       {"text": "string"},
-		agent.EventToolCall:   {"id": "string", "name": "string", "input": "object", "title": "string"},
-		agent.EventPermission: {"tool": "string", "capability": "string", "scope": "string", "decision": "string", "source": "string", "channel": "string"},
+		agent.EventToolCall:   {"id": "string", "name": "string", "input": "object", "title": "string", "kind": "string"},
+		agent.EventPermission: {"id": "string", "kind": "string", "tool": "string", "capability": "string", "scope": "string", "decision": "string", "source": "string", "channel": "string"},
 		agent.EventToolResult: {"id": "string", "name": "string", "is_error": "bool", "content": "string"},
 		agent.EventError:      {"message": "string"},
 		agent.EventTurnEnd:    {"reason": "string"},

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"strings"
 	"sync"
 
 	"github.com/agentls/agentls/internal/agent/store"
@@ -52,6 +53,24 @@ type RevertReport struct {
 	TurnID   string          `json:"turnId"`
 	Restored []string        `json:"restored"`
 	Skipped  []store.Skipped `json:"skipped"`
+}
+
+// Text is the report in words, the same for every front-end: the files
+// restored, then those left alone with why (rel shows a path as the
+// person knows it, relative to the workspace).
+func (r RevertReport) Text(rel func(string) string) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "reverted turn %s: %d file(s) restored", r.TurnID, len(r.Restored))
+	for _, p := range r.Restored {
+		b.WriteString("\n- " + rel(p))
+	}
+	if len(r.Skipped) > 0 {
+		fmt.Fprintf(&b, "\n%d file(s) left alone:", len(r.Skipped))
+		for _, sk := range r.Skipped {
+			fmt.Fprintf(&b, "\n- %s (%s)", rel(sk.Path), sk.Reason)
+		}
+	}
+	return b.String()
 }
 
 // RevertTurn restores every file the turn changed (the last turn with

@@ -32,7 +32,13 @@ func (s *Session) initHooks() {
 	if dir == nil {
 		dir = func() string { return "." }
 	}
-	r, err := hooks.New(s.cfg.Hooks, hooks.Options{Dir: dir, OnEvent: s.hookEvent})
+	l, err := s.cfg.HookSandbox.Launch("", nil)
+	if err != nil {
+		s.hookErr = fmt.Errorf("hooks: %w", err)
+		return
+	}
+	s.hookRelease = l.Release
+	r, err := hooks.New(s.cfg.Hooks, hooks.Options{Dir: dir, OnEvent: s.hookEvent, Env: l.Env, Start: l.Start})
 	if err != nil {
 		s.hookErr = fmt.Errorf("hooks: %w", err)
 		return
@@ -45,6 +51,9 @@ func (s *Session) initHooks() {
 func (s *Session) CloseHooks() {
 	if s.hooks != nil {
 		s.hooks.Wait()
+	}
+	if s.hookRelease != nil {
+		s.hookRelease()
 	}
 }
 

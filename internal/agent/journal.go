@@ -112,6 +112,39 @@ func Restore(records []JournalRecord) (Restored, error) {
 	return r, nil
 }
 
+// Said is one message of a conversation as it happened, with the turn
+// it belongs to.
+type Said struct {
+	TurnID  string
+	Message Message
+}
+
+// Transcript reads a journal as the conversation happened — every
+// message, not the model's compacted view — for front-ends that show a
+// stored session again. A record that does not decode is an error naming
+// it.
+func Transcript(records []JournalRecord) ([]Said, error) {
+	var out []Said
+	turn := ""
+	for i, rec := range records {
+		switch rec.Kind {
+		case RecordTurn:
+			var t turnRecord
+			if err := json.Unmarshal(rec.Data, &t); err != nil {
+				return nil, fmt.Errorf("session record %d (turn): %w", i+1, err)
+			}
+			turn = t.ID
+		case RecordMessage:
+			var m Message
+			if err := json.Unmarshal(rec.Data, &m); err != nil {
+				return nil, fmt.Errorf("session record %d (message): %w", i+1, err)
+			}
+			out = append(out, Said{TurnID: turn, Message: m})
+		}
+	}
+	return out, nil
+}
+
 // journal writes a record, reporting the first failure once.
 func (s *Session) journal(kind string, v any) {
 	if s.cfg.Journal == nil {

@@ -36,3 +36,12 @@ func UserMessage(prompt string, c *Context) string {
 	}
 	return b.String()
 }
+
+// PromptOf is what the person typed of a user message UserMessage made:
+// without the file and selection it adds.
+func PromptOf(msg string) string {
+	if i := strings.LastIndex(msg, "\n\nThe user is in "); i >= 0 {
+		return msg[:i]
+	}
+	return msg
+}

@@ -14,6 +14,7 @@ import (
 
 	"github.com/agentls/agentls/internal/agent/hooks"
 	"github.com/agentls/agentls/internal/permission"
+	"github.com/agentls/agentls/internal/sandbox"
 	"github.com/agentls/agentls/internal/tools"
 )
 
@@ -36,6 +37,9 @@ type Config struct {
 	Hooks []hooks.Config
 	// HookDir is the hooks' working directory (the first root).
 	HookDir func() string
+	// HookSandbox confines the hooks' programs; nil runs them unconfined
+	// with the allow-listed environment.
+	HookSandbox *sandbox.Sandbox
 	// MaxStopContinuations bounds how often Stop hooks may send the model
 	// back to work in one turn; 0 means the hooks package default (8).
 	MaxStopContinuations int
@@ -88,10 +92,12 @@ type Session struct {
 
 	journalFailed bool
 
-	hooks    *hooks.Runner
-	hookErr  error
-	hookSend func(Event)
-	started  bool // SessionStart hooks ran
+	hooks   *hooks.Runner
+	hookErr error
+	// hookRelease frees what the hooks hold in the sandbox (a proxy token).
+	hookRelease func()
+	hookSend    func(Event)
+	started     bool // SessionStart hooks ran
 }
 
 // NewSession returns an empty session.
@@ -301,9 +307,9 @@ func (s *Session) run(ctx context.Context, t *Turn, prompt string, emit func(Eve
 			return end(Result{Reason: ReasonCompleted, Text: last})
 		}
 		for i, call := range resp.ToolCalls {
-			send(Event{Type: EventToolCall, ID: call.ID, Name: call.Name, Input: call.Input, Title: title(call)})
+			send(Event{Type: EventToolCall, ID: call.ID, Name: call.Name, Input: call.Input, Title: title(call), Kind: s.kindOf(call.Name)})
 			res, reason := s.execute(ctx, t, call, send)
-			send(Event{Type: EventToolResult, ID: call.ID, Name: call.Name, IsError: &res.IsError, Content: &res.Content, Diff: res.Diff})
+			send(Event{Type: EventToolResult, ID: call.ID, Name: call.Name, IsError: &res.IsError, Content: &res.Content, Diff: res.Diff, Hunks: res.Hunks})
 			if res.Todos != nil {
 				s.setTodos(res.Todos, send)
 			}
@@ -423,7 +429,7 @@ func (s *Session) execute(ctx context.Context, t *Turn, call ToolCall, send func
 	if scope == "" {
 		scope = strings.Join(req.Paths, " ")
 	}
-	send(Event{Type: EventPermission, Tool: req.Tool, Capability: string(req.Capability), Scope: scope,
+	send(Event{Type: EventPermission, ID: call.ID, Kind: string(tools.KindOf(tool.Spec())), Tool: req.Tool, Capability: string(req.Capability), Scope: scope,
 		Decision: string(d.Kind), Source: d.Source, Rule: d.Rule, Reason: d.Reason, Channel: s.cfg.Channel})
 	if d.Kind != permission.Allow {
 		switch {
@@ -441,7 +447,11 @@ func (s *Session) execute(ctx context.Context, t *Turn, call ToolCall, send func
 		return tools.Errorf("permission denied (%s): %s", d.Source, d.Reason), ""
 	}
 	tc.Revised = d.Revision
-	out, err := tool.Run(ctx, tc)
+	tc.PersonApproved = d.Source == permission.SourceUser
+	tc.Check = func(ctx context.Context, r permission.Request) permission.Decision {
+		return s.checkDuring(ctx, call.ID, r, send)
+	}
+	out, err := tool.Run(tools.WithSession(ctx, s.ID), tc)
 	if err != nil {
 		if ctx.Err() != nil {
 			return tools.Errorf("%s was cancelled", call.Name), ""
@@ -449,6 +459,24 @@ func (s *Session) execute(ctx context.Context, t *Turn, call ToolCall, send func
 		out = tools.Errorf("%s failed: %v", call.Name, err)
 	}
 	return s.postToolHooks(ctx, t, call.Name, tc.Input, out)
+}
+
+// checkDuring is the gate's decision on something a running call found
+// it needs (a host its command connects to), recorded and shown like the
+// call's own decision.
+func (s *Session) checkDuring(ctx context.Context, callID string, req permission.Request, send func(Event)) permission.Decision {
+	req.SessionID = s.gateSession()
+	if s.cfg.ParentScope != nil {
+		req.ParentAllowed = s.cfg.ParentScope
+	}
+	d := s.cfg.Gate.Check(ctx, req)
+	scope := d.Scope
+	if scope == "" {
+		scope = strings.Join(req.Destinations, " ")
+	}
+	send(Event{Type: EventPermission, ID: callID, Kind: string(tools.KindFetch), Tool: req.Tool, Capability: string(req.Capability), Scope: scope,
+		Decision: string(d.Kind), Source: d.Source, Rule: d.Rule, Reason: d.Reason, Channel: s.cfg.Channel})
+	return d
 }
 
 func (s *Session) toolDefs() []ToolDef {
@@ -487,4 +515,12 @@ func title(call ToolCall) string {
 		}
 	}
 	return call.Name
+}
+
+// kindOf is the kind of the tool called name ("other" when there is none).
+func (s *Session) kindOf(name string) string {
+	if t, ok := s.cfg.Tools.Get(name); ok {
+		return string(tools.KindOf(t.Spec()))
+	}
+	return string(tools.KindOther)
 }

@@ -654,7 +654,7 @@ func TestPersonAllows(t *testing.T) {
 		t.Errorf("questions %+v, want one about write in session s", questions)
 	}
 	perms := rec.ofType(tPerm)
-	want := agent.Event{Type: tPerm, SessionID: "s", TurnID: "s-t1", Tool: "write", Capability: "test.write",
+	want := agent.Event{Type: tPerm, SessionID: "s", TurnID: "s-t1", ID: "c1", Kind: "edit", Tool: "write", Capability: "test.write",
 		Scope: "/ws/b", Decision: "allow", Source: "user", Channel: "editor"}
 	if len(perms) != 1 || !reflect.DeepEqual(perms[0], want) {
 		t.Errorf("permission events %+v, want [%+v]", perms, want)
@@ -692,7 +692,11 @@ func TestPermissionEvents(t *testing.T) {
 			f := newFixture(t, setup{mode: tt.mode, asker: tt.asker, steps: []step{calls("", tt.call), text("ok")}})
 			_, rec := f.runTurn(t, "go")
 			want := tt.want
-			want.Type, want.SessionID, want.TurnID, want.Channel = tPerm, "s", "s-t1", "editor"
+			want.Type, want.SessionID, want.TurnID, want.Channel, want.ID = tPerm, "s", "s-t1", "editor", "c1"
+			want.Kind = "edit"
+			if tt.want.Capability == "test.read" {
+				want.Kind = "read"
+			}
 			if perms := rec.ofType(tPerm); len(perms) != 1 || !reflect.DeepEqual(perms[0], want) {
 				t.Errorf("permission events %+v, want [%+v]", perms, want)
 			}

@@ -22,8 +22,9 @@ import (
 	"github.com/agentls/agentls/internal/agent"
 	"github.com/agentls/agentls/internal/agent/store"
 	"github.com/agentls/agentls/internal/config"
-	"github.com/agentls/agentls/internal/lsp/client"
+	"github.com/agentls/agentls/internal/langserver/client"
 	"github.com/agentls/agentls/internal/mcp"
+	"github.com/agentls/agentls/internal/sandbox"
 	"github.com/agentls/agentls/internal/tools"
 )
 
@@ -39,6 +40,10 @@ type Options struct {
 	// it).
 	Config     config.Config
 	ConfigPath string
+	// ConfigErr is why the config file did not load (Config is then
+	// empty): front-ends say so, naming the file, rather than report what
+	// follows from its absence (no model, an unknown provider).
+	ConfigErr error
 	// StateDir holds files kept for the user (full outputs of truncated
 	// shell results); empty means the system temp dir. DataDir holds the
 	// history database; empty means no history (edits cannot be reverted,
@@ -116,6 +121,8 @@ type Env struct {
 	trusted []string // folders trusted during this environment's life
 	editor  config.Config
 	mcp     *mcp.Manager // made at the first session that names a server (mcp.go)
+	// sandboxes confine every program the environment starts (sandbox.go).
+	sandboxes envSandbox
 }
 
 // Open makes the environment for a front-end. Nothing is started: the
@@ -130,6 +137,7 @@ func (a *App) Open(fe Frontend) (*Env, error) {
 		ws.SetApplier(fe.Applier)
 	}
 	e := &Env{app: a, fe: fe, ws: ws}
+	e.sandboxes.proxy = sandbox.NewProxy(sandbox.ProxyOptions{Log: a.log})
 	e.lsp = tools.NewLSPEnv(ws, e.earlyLSPConfig, a.log)
 	e.sweepPendingWrites()
 	return e, nil
@@ -187,6 +195,7 @@ func (e *Env) Close() {
 	}
 	e.lsp.Shutdown(context.Background())
 	e.closeMCP()
+	e.closeSandboxes()
 	if st != nil {
 		if err := st.Close(); err != nil {
 			e.app.log.Warn("close history", "error", err)

@@ -50,7 +50,8 @@ func (j *storeJournal) Append(kind string, data json.RawMessage) error {
 
 // title shortens a first prompt to a session's name.
 func title(prompt string) string {
-	t := strings.Join(strings.Fields(prompt), " ")
+	// The prompt as typed: not the file and selection agentls added.
+	t := strings.Join(strings.Fields(agent.PromptOf(prompt)), " ")
 	if r := []rune(t); len(r) > 80 {
 		t = string(r[:80]) + "…"
 	}
@@ -99,15 +100,37 @@ func (e *Env) openJournal(ctx context.Context, so SessionOptions, spec string) (
 	return id, &storeJournal{st: st, info: info, titled: len(restored.History) > 0}, restored, nil
 }
 
-// loadRecords reads a stored session back into the state it was in.
-func (e *Env) loadRecords(ctx context.Context, st *store.Store, id string) (agent.Restored, error) {
+// Journal is a stored session's records, in order (store.ErrNoSession
+// when there is no such session).
+func (e *Env) Journal(ctx context.Context, id string) ([]agent.JournalRecord, error) {
+	st, err := e.Store(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := st.Session(ctx, id); err != nil {
+		return nil, err
+	}
+	return journalRecords(ctx, st, id)
+}
+
+// journalRecords reads a session's records from the store.
+func journalRecords(ctx context.Context, st *store.Store, id string) ([]agent.JournalRecord, error) {
 	recs, err := st.Records(ctx, id)
 	if err != nil {
-		return agent.Restored{}, fmt.Errorf("resume session %s: %w", id, err)
+		return nil, err
 	}
-	jr := make([]agent.JournalRecord, len(recs))
+	out := make([]agent.JournalRecord, len(recs))
 	for i, r := range recs {
-		jr[i] = agent.JournalRecord{Kind: r.Kind, Data: json.RawMessage(r.Data)}
+		out[i] = agent.JournalRecord{Kind: r.Kind, Data: json.RawMessage(r.Data)}
+	}
+	return out, nil
+}
+
+// loadRecords reads a stored session back into the state it was in.
+func (e *Env) loadRecords(ctx context.Context, st *store.Store, id string) (agent.Restored, error) {
+	jr, err := journalRecords(ctx, st, id)
+	if err != nil {
+		return agent.Restored{}, fmt.Errorf("resume session %s: %w", id, err)
 	}
 	restored, err := agent.Restore(jr)
 	if err != nil {
@@ -135,4 +158,20 @@ func contextWindow(spec string, set Settings, prov agent.Provider) int {
 		return l.Window
 	}
 	return 0
+}
+
+// StoredSession reads a stored session of this workspace: its description
+// and its conversation as the model last saw it, for a front-end to show
+// on resume.
+func (e *Env) StoredSession(ctx context.Context, id string) (store.SessionInfo, agent.Restored, error) {
+	st, err := e.Store(ctx)
+	if err != nil {
+		return store.SessionInfo{}, agent.Restored{}, err
+	}
+	info, err := st.Session(ctx, id)
+	if err != nil {
+		return info, agent.Restored{}, err
+	}
+	restored, err := e.loadRecords(ctx, st, id)
+	return info, restored, err
 }

@@ -6,6 +6,7 @@ import (
 	"github.com/agentls/agentls/internal/config"
 	"github.com/agentls/agentls/internal/mcp"
 	"github.com/agentls/agentls/internal/permission"
+	"github.com/agentls/agentls/internal/sandbox"
 	"github.com/agentls/agentls/internal/tools"
 )
 
@@ -19,12 +20,16 @@ import (
 // returns their tools for one session's registry; nil when no server was
 // ever configured.
 func (e *Env) mcpSource(cfg config.Config) tools.Source {
+	var sb *sandbox.Sandbox
+	if len(cfg.MCP) > 0 {
+		sb = e.Sandbox()
+	}
 	e.mu.Lock()
 	m := e.mcp
 	if m == nil && len(cfg.MCP) > 0 {
 		m = mcp.NewManager(mcp.Options{
 			Roots: e.ws.Roots, Trusted: e.Trusted, Getenv: e.app.opts.Getenv, Log: e.app.log,
-			OutputDir: filepath.Join(e.StateDir(), "outputs"), Version: e.app.opts.Version,
+			OutputDir: filepath.Join(e.StateDir(), "outputs"), Version: e.app.opts.Version, Sandbox: sb,
 		})
 		e.mcp = m
 	}

@@ -228,7 +228,8 @@ func TestApproveModeAsksForMCPReads(t *testing.T) {
 
 func TestUntrustedWorkspaceServersNeverStart(t *testing.T) {
 	root, _ := filepath.EvalSymlinks(t.TempDir())
-	marker := filepath.Join(t.TempDir(), "server-ran")
+	// In the workspace: the sandbox lets a server write nowhere else.
+	marker := filepath.Join(root, "server-ran")
 	script := fmt.Sprintf("touch %q; sleep 30", marker)
 	ws := fmt.Sprintf(`{"mcp": {"evil": {"command": ["sh", "-c", %q], "startup_timeout": "1s"}}}`, script)
 	if err := os.WriteFile(filepath.Join(root, config.WorkspaceFile), []byte(ws), 0o644); err != nil {

@@ -112,6 +112,7 @@ func (e *Env) shellEnv() *tools.ShellEnv {
 	defer e.mu.Unlock()
 	if e.shell == nil {
 		e.shell = tools.NewShellEnv(e.ws, filepath.Join(e.StateDir(), "outputs"))
+		e.shell.Confine(e.Sandbox, e.sandboxes.proxy, e.Trusted)
 	}
 	return e.shell
 }
@@ -136,6 +137,11 @@ type SessionOptions struct {
 	// Provider, when set, is used instead of building one (a front-end
 	// that reported model errors first, with Provider).
 	Provider agent.Provider
+	// Model and Settings, when set, are what the front-end already
+	// resolved (ModelSpec, Settings) to build Provider or decide how to
+	// ask: the session uses them instead of resolving them again.
+	Model    string
+	Settings *Settings
 	// Resume continues a stored session by id; Continue continues the
 	// workspace's latest one. The model sees the conversation as it last
 	// did (summaries included).
@@ -167,16 +173,25 @@ type Session struct {
 // session. Errors say what to fix in the words of configuration (the
 // front-end may add its own).
 func (e *Env) NewSession(ctx context.Context, so SessionOptions) (*Session, error) {
-	spec, err := e.ModelSpec(so.Models...)
-	if err != nil {
-		return nil, err
+	spec := so.Model
+	if spec == "" {
+		var err error
+		if spec, err = e.ModelSpec(so.Models...); err != nil {
+			return nil, err
+		}
 	}
-	set, err := e.Settings(so.Editor)
-	if err != nil {
-		return nil, err
+	var set Settings
+	if so.Settings != nil {
+		set = *so.Settings
+	} else {
+		var err error
+		if set, err = e.Settings(so.Editor); err != nil {
+			return nil, err
+		}
 	}
 	prov := so.Provider
 	if prov == nil {
+		var err error
 		if prov, err = e.Provider(spec, so.ModelDir, set); err != nil {
 			return nil, err
 		}
@@ -204,6 +219,9 @@ func (e *Env) NewSession(ctx context.Context, so SessionOptions) (*Session, erro
 	if err != nil {
 		return nil, err
 	}
+	if w := e.sandboxNotice(); w != "" {
+		set.Warnings = append(set.Warnings, w)
+	}
 	sess := agent.NewSession(id, agent.Config{
 		Provider: prov,
 		Tools:    reg,
@@ -212,6 +230,8 @@ func (e *Env) NewSession(ctx context.Context, so SessionOptions) (*Session, erro
 		Channel:  so.Channel,
 		Hooks:    set.Hooks,
 		HookDir:  e.firstRoot,
+
+		HookSandbox: e.Sandbox(),
 
 		MaxStopContinuations: set.Config.MaxStopContinuations,
 		ContextWindow:        contextWindow(spec, set, prov),

@@ -66,7 +66,7 @@ func (g storeGrants) Save(ctx context.Context, p permission.PersistentGrant) err
 }
 
 func grantOf(p permission.PersistentGrant) store.Grant {
-	return store.Grant{Workspace: p.Workspace, Tool: p.Tool, Capability: string(p.Capability), Action: string(p.Action), Scope: p.Scope}
+	return store.Grant{Workspace: p.Workspace, Tool: p.Tool, Capability: string(p.Capability), Action: string(p.Action), Scope: p.Scope, Env: p.Env}
 }
 
 // auditDecision returns an OnDecision callback that appends every

@@ -8,7 +8,7 @@ import (
 
 	"github.com/agentls/agentls/internal/config"
 	"github.com/agentls/agentls/internal/config/trust"
-	"github.com/agentls/agentls/internal/lsp/client"
+	"github.com/agentls/agentls/internal/langserver/client"
 	"github.com/agentls/agentls/internal/tools"
 )
 
@@ -75,8 +75,17 @@ func (e *Env) Trust(ctx context.Context, folder string) (savedIn string, err err
 // environment's trust: asked at every server start, and telling the
 // front-end when a server's full form would run the repository's code.
 func (e *Env) LSPConfig(cfg config.Config) client.Config {
-	c := cfg.LSPConfig()
+	c := client.Config{Servers: make(map[string]config.ServerConfig, len(cfg.LSP))}
+	for name, sc := range cfg.LSP {
+		sc.Name = name
+		c.Servers[name] = sc
+	}
+	if cfg.AutoLSP != nil {
+		auto := *cfg.AutoLSP
+		c.AutoLSP = &auto
+	}
 	c.Trusted = e.Trusted
+	c.Sandbox = e.Sandbox()
 	c.AskTrust = e.fe.AskTrust
 	if c.AskTrust == nil {
 		c.AskTrust = func(r client.TrustRequest) {

@@ -16,8 +16,6 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-
-	"github.com/agentls/agentls/internal/lsp/client"
 )
 
 // Config is the user's settings. Every key is documented in
@@ -49,7 +47,7 @@ type Config struct {
 	// LSP configures the language servers of the lsp_* tools, by name
 	// (config/lsp.go). Only the user file, the editor and trusted
 	// workspace files may set it: a server is a program agentls runs.
-	LSP map[string]client.ServerConfig `json:"lsp,omitempty"`
+	LSP map[string]ServerConfig `json:"lsp,omitempty"`
 	// AutoLSP adds the built-in servers whose program is on PATH; nil
 	// means true.
 	AutoLSP *bool `json:"auto_lsp,omitempty"`
@@ -57,6 +55,9 @@ type Config struct {
 	// Only the user file, the editor and trusted workspace files (and
 	// their .mcp.json) may set it: a server is a program agentls runs.
 	MCP MCPServers `json:"mcp,omitempty"`
+	// Sandbox configures the kernel sandbox of every program agentls
+	// starts (config/sandbox.go). Only the user file's counts.
+	Sandbox Sandbox `json:"sandbox,omitzero"`
 }
 
 // Provider overrides where a provider is reached and how.

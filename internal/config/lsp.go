@@ -7,8 +7,6 @@ import (
 	"maps"
 	"slices"
 	"strings"
-
-	"github.com/agentls/agentls/internal/lsp/client"
 )
 
 // The `lsp` and `auto_lsp` keys configure the language servers behind the
@@ -18,63 +16,16 @@ import (
 // servers whose program is on PATH. A language server is a program
 // agentls runs, so an untrusted workspace file cannot set either key.
 
-// LSPConfig is the language-server configuration of c, for
-// client.NewManager. Timeouts are left at their defaults.
-func (c Config) LSPConfig() client.Config {
-	servers := make(map[string]client.ServerConfig, len(c.LSP))
-	for name, sc := range c.LSP {
-		sc.Name = name
-		servers[name] = sc
-	}
-	out := client.Config{Servers: servers, Trusted: c.Trusted}
-	if c.AutoLSP != nil {
-		out.AutoLSP = ptr(*c.AutoLSP)
-	}
-	return out
-}
-
-// mergeLSP applies over's server entries on top of base's, field by
-// field (a set field replaces, an unset one keeps base's), without
-// sharing maps with either.
-func mergeLSP(base, over map[string]client.ServerConfig) map[string]client.ServerConfig {
-	merged := make(map[string]client.ServerConfig, len(base)+len(over))
+// mergeLSP applies over's server entries on top of base's (MergeServer),
+// without sharing maps with either.
+func mergeLSP(base, over map[string]ServerConfig) map[string]ServerConfig {
+	merged := make(map[string]ServerConfig, len(base)+len(over))
 	maps.Copy(merged, base)
 	for name, o := range over {
-		b, ok := merged[name]
-		if !ok {
-			merged[name] = o
-			continue
+		if b, ok := merged[name]; ok {
+			o = MergeServer(b, o)
 		}
-		if len(o.Command) > 0 {
-			b.Command = o.Command
-		}
-		if len(o.Filetypes) > 0 {
-			b.Filetypes = o.Filetypes
-		}
-		if len(o.RootMarkers) > 0 {
-			b.RootMarkers = o.RootMarkers
-		}
-		if o.InitOptions != nil {
-			b.InitOptions = o.InitOptions
-		}
-		if o.Settings != nil {
-			b.Settings = o.Settings
-		}
-		if o.Env != nil {
-			env := maps.Clone(b.Env)
-			if env == nil {
-				env = map[string]string{}
-			}
-			maps.Copy(env, o.Env)
-			b.Env = env
-		}
-		if o.Disabled {
-			b.Disabled = true
-		}
-		if o.RunUntrusted {
-			b.RunUntrusted = true
-		}
-		merged[name] = b
+		merged[name] = o
 	}
 	return merged
 }
@@ -109,7 +60,7 @@ func checkLSPShape(data []byte) error {
 				errs = append(errs, fmt.Errorf("lsp.%s: unknown key %q; the keys are command, filetypes, root_markers, init_options, settings, env, disabled and run_untrusted", name, k))
 			}
 		}
-		var sc client.ServerConfig
+		var sc ServerConfig
 		if err := json.Unmarshal(entries[name], &sc); err != nil {
 			errs = append(errs, fmt.Errorf("lsp.%s: %w", name, err))
 		}
@@ -120,7 +71,7 @@ func checkLSPShape(data []byte) error {
 // validateLSP checks the decoded `lsp` entries: a server agentls does not
 // know needs a command.
 func validateLSP(c Config) error {
-	builtins := client.Builtins()
+	builtins := BuiltinServers()
 	var errs []error
 	for _, name := range slices.Sorted(maps.Keys(c.LSP)) {
 		sc := c.LSP[name]

@@ -6,7 +6,6 @@ import (
 	"testing"
 
 	"github.com/agentls/agentls/internal/config"
-	"github.com/agentls/agentls/internal/lsp/client"
 )
 
 func TestParseLSP(t *testing.T) {
@@ -21,9 +20,8 @@ func TestParseLSP(t *testing.T) {
 		!reflect.DeepEqual(c.LSP["zls"].RootMarkers, []string{"build.zig"}) || c.LSP["gopls"].Env["GOFLAGS"] != "-tags=x" || !c.LSP["old"].Disabled {
 		t.Errorf("parsed %+v", c)
 	}
-	lc := c.LSPConfig()
-	if lc.AutoLSP == nil || *lc.AutoLSP || lc.Servers["zls"].Name != "zls" || len(lc.Servers) != 3 {
-		t.Errorf("LSPConfig = %+v", lc)
+	if len(c.LSP) != 3 {
+		t.Errorf("servers %+v", c.LSP)
 	}
 	for _, bad := range []struct{ json, want string }{
 		{`{"lsp": {"zls": {"command": ["zls"], "filetype": ["zig"]}}}`, `lsp.zls: unknown key "filetype"`},
@@ -40,11 +38,11 @@ func TestParseLSP(t *testing.T) {
 
 func TestMergeLSP(t *testing.T) {
 	off, on := false, true
-	user := config.Config{AutoLSP: &off, LSP: map[string]client.ServerConfig{
+	user := config.Config{AutoLSP: &off, LSP: map[string]config.ServerConfig{
 		"gopls": {Command: []string{"gopls"}, Env: map[string]string{"A": "1"}},
 		"zls":   {Command: []string{"zls"}, Filetypes: []string{"zig"}},
 	}}
-	editor := config.Config{AutoLSP: &on, LSP: map[string]client.ServerConfig{
+	editor := config.Config{AutoLSP: &on, LSP: map[string]config.ServerConfig{
 		"gopls":  {Settings: map[string]any{"gopls": map[string]any{"x": 1}}, Env: map[string]string{"B": "2"}},
 		"clangd": {Command: []string{"clangd-17"}},
 		"zls":    {Disabled: true},
@@ -69,7 +67,7 @@ func TestMergeLSP(t *testing.T) {
 // editor and trusted workspace files may set lsp and auto_lsp.
 func TestResolveLSPTrust(t *testing.T) {
 	off := false
-	ws := config.Config{AutoLSP: &off, LSP: map[string]client.ServerConfig{"evil": {Command: []string{"./evil.sh"}, Filetypes: []string{"go"}}}}
+	ws := config.Config{AutoLSP: &off, LSP: map[string]config.ServerConfig{"evil": {Command: []string{"./evil.sh"}, Filetypes: []string{"go"}}}}
 	got, warns, err := config.Resolve(config.Config{}, config.Config{}, config.Flags{}, map[string]config.Config{"/repo": ws}, nil)
 	if err != nil {
 		t.Fatal(err)
@@ -92,10 +90,38 @@ func TestResolveLSPTrust(t *testing.T) {
 		t.Errorf("a trusted workspace's lsp was dropped: %+v", got)
 	}
 	// The editor wins over the user file.
-	user := config.Config{LSP: map[string]client.ServerConfig{"gopls": {Command: []string{"gopls-user"}}}}
-	editor := config.Config{LSP: map[string]client.ServerConfig{"gopls": {Command: []string{"gopls-editor"}}}}
+	user := config.Config{LSP: map[string]config.ServerConfig{"gopls": {Command: []string{"gopls-user"}}}}
+	editor := config.Config{LSP: map[string]config.ServerConfig{"gopls": {Command: []string{"gopls-editor"}}}}
 	got, _, _ = config.Resolve(user, editor, config.Flags{}, nil, nil)
 	if got.LSP["gopls"].Command[0] != "gopls-editor" {
 		t.Errorf("resolved gopls = %+v", got.LSP["gopls"])
+	}
+}
+
+// TestMergeServer: the one merge of server entries — a later config file's
+// over an earlier one's, and the user's entry over a built-in server.
+func TestMergeServer(t *testing.T) {
+	base := config.BuiltinServers()["gopls"]
+	base.Env = map[string]string{"GOFLAGS": "-tags=a", "KEEP": "1"}
+	over := config.ServerConfig{Name: "gopls", Settings: map[string]any{"gopls": map[string]any{"staticcheck": true}},
+		Env: map[string]string{"GOFLAGS": "-tags=b"}, RunUntrusted: true}
+	got := config.MergeServer(base, over)
+	want := base
+	want.Settings = over.Settings
+	want.Env = map[string]string{"GOFLAGS": "-tags=b", "KEEP": "1"}
+	want.RunUntrusted = true
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("merged\n%+v\nwant\n%+v", got, want)
+	}
+	if base.Env["GOFLAGS"] != "-tags=a" {
+		t.Error("the merge changed base's env")
+	}
+	// Unset fields keep base's; a true flag stays true.
+	if again := config.MergeServer(got, config.ServerConfig{}); !reflect.DeepEqual(again, got) {
+		t.Errorf("an empty entry changed the server: %+v", again)
+	}
+	off := config.MergeServer(config.ServerConfig{Disabled: true}, config.ServerConfig{Command: []string{"x"}})
+	if !off.Disabled || off.Command[0] != "x" {
+		t.Errorf("disabled did not stay: %+v", off)
 	}
 }

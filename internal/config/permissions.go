@@ -45,6 +45,9 @@ func (i Inspectors) isZero() bool {
 // typo in a rule is an error instead of a silent allow.
 func (c Config) Validate() error {
 	var errs []error
+	if err := c.Sandbox.validate(); err != nil {
+		errs = append(errs, err)
+	}
 	p := c.Permissions
 	if p.Mode != "" {
 		if _, err := permission.ParseMode(p.Mode); err != nil {

@@ -86,6 +86,10 @@ func Resolve(user, editor Config, flags Flags, workspace map[string]Config, trus
 		warn("editor settings", "trusted_workspaces", "ignored: only the user config file can trust a workspace")
 		editor.TrustedWorkspaces = nil
 	}
+	if !editor.Sandbox.IsZero() {
+		warn("editor settings", "sandbox", "ignored: only the user config file sets the sandbox")
+		editor.Sandbox = Sandbox{}
+	}
 	editor.MCP = maps.Clone(editor.MCP)
 	editor.MCP.fromSource("editor settings", "")
 
@@ -103,6 +107,9 @@ func Resolve(user, editor Config, flags Flags, workspace map[string]Config, trus
 		}
 		if len(ws.TrustedWorkspaces) > 0 {
 			warn(src, "trusted_workspaces", "ignored: only the user config file can trust a workspace")
+		}
+		if !ws.Sandbox.IsZero() {
+			warn(src, "sandbox", "ignored: only the user config file sets the sandbox")
 		}
 		if trust.Trusted(root, trusted) {
 			ws.TrustedWorkspaces = nil

@@ -9,7 +9,6 @@ import (
 	"github.com/agentls/agentls/internal/agent/hooks"
 	"github.com/agentls/agentls/internal/config"
 	"github.com/agentls/agentls/internal/config/trust"
-	"github.com/agentls/agentls/internal/lsp/client"
 )
 
 // TestOneTrustRule: every workspace-controlled setting follows the same
@@ -32,7 +31,7 @@ func TestOneTrustRule(t *testing.T) {
 	src := filepath.Join(base, "src")
 	ws := config.Config{
 		Permissions: config.Permissions{Mode: "auto"},
-		LSP:         map[string]client.ServerConfig{"mine": {Command: []string{"mine-ls"}, Filetypes: []string{"zz"}}},
+		LSP:         map[string]config.ServerConfig{"mine": {Command: []string{"mine-ls"}, Filetypes: []string{"zz"}}},
 		Hooks:       json.RawMessage(`[{"event":"Stop","command":"echo from the repo"}]`),
 	}
 	cases := []struct {
@@ -61,7 +60,7 @@ func TestOneTrustRule(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			full := got.LSPConfig().Trusted(root)
+			full := got.Trusted(root)
 			if perms != c.want || lsp != c.want || (len(hs) == 1) != c.want || full != c.want || trust.Trusted(root, c.entries) != c.want {
 				t.Errorf("entries %q: permissions %v, lsp key %v, hooks %d, servers' full form %v; want all %v", c.entries, perms, lsp, len(hs), full, c.want)
 			}

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/agentls/agentls/internal/config"
+	"github.com/agentls/agentls/internal/sandbox/sandboxtest"
 	"github.com/agentls/agentls/internal/tools"
 )
 
@@ -45,6 +46,8 @@ func newFixture(t *testing.T, servers config.MCPServers, untrusted bool) *fixtur
 			return f.env[k]
 		},
 		OutputDir: t.TempDir(),
+		// The servers run confined, as they do for a person.
+		Sandbox: sandboxtest.New(t, root),
 	})
 	t.Cleanup(f.m.Close)
 	f.m.Configure(servers)

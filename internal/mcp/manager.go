@@ -13,6 +13,7 @@ import (
 
 	"github.com/agentls/agentls/internal/config"
 	"github.com/agentls/agentls/internal/permission"
+	"github.com/agentls/agentls/internal/sandbox"
 	"github.com/agentls/agentls/internal/tools"
 )
 
@@ -37,6 +38,9 @@ type Options struct {
 	Log *slog.Logger
 	// Version is agentls's version, told to servers.
 	Version string
+	// Sandbox confines the stdio servers' programs; nil starts them
+	// unconfined, with the allow-listed environment.
+	Sandbox *sandbox.Sandbox
 }
 
 // Manager is the MCP servers of one workspace environment. It is safe

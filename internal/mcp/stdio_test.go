@@ -110,7 +110,7 @@ func TestCancellationReachesTheServer(t *testing.T) {
 	f := newFixture(t, config.MCPServers{"self": selfServer(t, nil)}, false)
 	ts := f.tools(t)
 	pid := f.pidOf("self")
-	mark := filepath.Join(t.TempDir(), "cancelled")
+	mark := filepath.Join(f.root, "cancelled") // the sandbox lets the server write only there
 	ctx, cancel := context.WithCancel(context.Background())
 	time.AfterFunc(300*time.Millisecond, cancel)
 	start := time.Now()

@@ -120,10 +120,19 @@ func (m *Manager) launchStdio(cfg config.MCPServer) (launch, error) {
 		}
 		argv[0] = prog
 	}
-	p, err := proc.Start(argv, dir, env)
+	sl, err := m.opts.Sandbox.Launch(argv[0], env)
 	if err != nil {
 		return launch{}, fmt.Errorf("start %s in %s: %w", argv[0], dir, err)
 	}
+	p, err := proc.Start(argv, dir, sl.Env, sl.Start)
+	if err != nil {
+		sl.Release()
+		return launch{}, fmt.Errorf("start %s in %s: %w", argv[0], dir, err)
+	}
+	go func() {
+		<-p.Exited()
+		sl.Release()
+	}()
 	// Closing the session closes the process's pipes once (Writer).
 	return launch{transport: &sdk.IOTransport{Reader: io.NopCloser(p), Writer: p}, proc: p}, nil
 }

@@ -58,10 +58,17 @@ func (g *Gate) question(r *Request, v verdict) Question {
 	q := Question{Request: *r, Message: msg, Warnings: warnings, Choices: []Choice{{Answer: AnswerAllow, Title: "Allow"}}}
 	s, session, always := g.offered(r, v, g.rootList())
 	if session {
-		q.Choices = append(q.Choices, Choice{Answer: AnswerAllowSession, Title: s.title(r)})
+		q.Choices = append(q.Choices, Choice{Answer: AnswerAllowSession, Title: s.title(r), Scope: s.phrase(r)})
+		if g.lapsed(s.sessionKey(r)) {
+			q.Message += fmt.Sprintf("\n(asked again: the session grant for %q lapsed — %s)", s.shown, grantLapsed)
+		}
 	}
 	if always {
-		q.Choices = append(q.Choices, Choice{Answer: AnswerAllowAlways, Title: "Always allow"})
+		c := Choice{Answer: AnswerAllowAlways, Title: "Always allow"}
+		if session {
+			c.Scope = s.phrase(r)
+		}
+		q.Choices = append(q.Choices, c)
 	}
 	if !session && r.NoGrant != "" && !v.noGrant {
 		q.Message += "\n(not offered: Allow for session — " + r.NoGrant + ")"
@@ -109,7 +116,7 @@ func (g *Gate) ask(ctx context.Context, r *Request, v verdict) Decision {
 	p := &pendingAsk{done: make(chan struct{})}
 	g.mu.Lock()
 	g.nextID++
-	q.ID = "ask-" + strconv.FormatUint(g.nextID, 10)
+	q.ID = g.idPrefix + strconv.FormatUint(g.nextID, 10)
 	g.pending[q.ID] = p
 	g.mu.Unlock()
 	defer func() {

@@ -78,6 +78,26 @@ func TestQuestionChoices(t *testing.T) {
 			if !strings.Contains(got.Message, tt.message) {
 				t.Errorf("message %q does not contain %q", got.Message, tt.message)
 			}
+			// A grant's choices name its scope as data, the words of the
+			// session choice's title, for front-ends that word their own.
+			session := ""
+			for _, c := range got.Choices {
+				switch c.Answer {
+				case permission.AnswerAllowSession:
+					session = c.Scope
+					if c.Scope == "" || c.Title != "Allow "+c.Scope+" this session" {
+						t.Errorf("session choice %+v: its scope is not the words of its title", c)
+					}
+				case permission.AnswerAllowAlways:
+					if c.Scope != session {
+						t.Errorf("always choice scope %q, want the session's %q", c.Scope, session)
+					}
+				default:
+					if c.Scope != "" {
+						t.Errorf("choice %+v has a scope", c)
+					}
+				}
+			}
 			if got.ID == "" || got.Request.Tool != tt.req.Tool {
 				t.Errorf("question id %q, request %+v", got.ID, got.Request)
 			}
@@ -312,5 +332,25 @@ func TestRacingAnswers(t *testing.T) {
 	g := newGate(t, policy(nil), permission.Options{})
 	if g.Resolve("nope", permission.AnswerAllow) {
 		t.Error("Resolve of an unknown id reported a win")
+	}
+}
+
+// Question ids never repeat across gates (a gate per server process): an
+// editor that keeps its transcript across a restart of the server (VS
+// Code's chat) keys cards by id and must never see an old one again.
+func TestQuestionIDsUniqueAcrossGates(t *testing.T) {
+	seen := map[string]bool{}
+	for range 3 {
+		var id string
+		asker := askerFunc(func(_ context.Context, q permission.Question) (permission.Answer, error) {
+			id = q.ID
+			return permission.AnswerDeny, nil
+		})
+		g := newGate(t, policy(nil), permission.Options{Asker: asker})
+		g.Check(context.Background(), edit)
+		if id == "" || seen[id] {
+			t.Fatalf("first question id of a new gate = %q, seen before: %v", id, seen)
+		}
+		seen[id] = true
 	}
 }

@@ -227,6 +227,8 @@ func (g *Gate) decide(ctx context.Context, r *Request, repeats int, tr *tracer) 
 			fmt.Sprintf("capability %s is unknown and no rule covers it; add a permissions rule such as {%q: \"ask\"} to use it", r.Capability, string(r.Capability))))
 	case mode == ModeApprove:
 		return g.forcedOr(finish(out(11, "default", Ask, SourceDefault, "", "approve mode asks before every call")), forcedOn, forced)
+	case r.Confined && !r.OutsideRoots && !forcedOn && mode == ModeSmart:
+		return finish(out(11, "default", Allow, SourceSandbox, "", "a known build or test command in a trusted workspace, confined by the kernel's sandbox"))
 	case r.ReadOnly && !r.OutsideRoots:
 		if forcedOn {
 			return finish(out(11, "default", Ask, forced.d.Source, forced.d.Rule, forced.d.Reason))

@@ -2,6 +2,7 @@ package permission
 
 import (
 	"context"
+	"crypto/rand"
 	"fmt"
 	"hash/maphash"
 	"slices"
@@ -71,6 +72,10 @@ type Gate struct {
 	sessions map[string]*sessionState
 	pending  map[string]*pendingAsk
 	nextID   uint64
+	// idPrefix makes question ids unique across gates and server
+	// processes: an editor that keeps a transcript across a restart of the
+	// server must never see an old id again.
+	idPrefix string
 }
 
 // sessionState is what the gate remembers per session: the last call for
@@ -98,6 +103,7 @@ func newGate(pol *compiled, o Options) *Gate {
 		adversary: o.Adversary, inspectTimeout: o.InspectTimeout, roots: o.Roots,
 		known: map[Capability]bool{}, isKnownFunc: o.IsKnown, seed: maphash.MakeSeed(),
 		askSlot: make(chan struct{}, 1), sessions: map[string]*sessionState{}, pending: map[string]*pendingAsk{},
+		idPrefix: "ask-" + rand.Text()[:8] + "-",
 	}
 	g.mode.Store(pol.mode)
 	if g.inspectTimeout <= 0 {

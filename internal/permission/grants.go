@@ -11,13 +11,16 @@ import (
 
 // PersistentGrant is an "Always allow" answer, remembered per workspace.
 // Scope is "cmd:<fingerprint>" for shell commands or "dir:<path relative
-// to the workspace root>" for file capabilities.
+// to the workspace root>" for file capabilities. Env is the call's
+// Request.GrantEnv: the grant covers the program only as its environment
+// was when the person answered.
 type PersistentGrant struct {
 	Workspace  string     `json:"workspace"`
 	Tool       string     `json:"tool"`
 	Capability Capability `json:"capability"`
 	Action     Action     `json:"action"`
 	Scope      string     `json:"scope"`
+	Env        string     `json:"env,omitempty"`
 }
 
 // GrantStore keeps persistent grants. The server implements it with its
@@ -67,11 +70,13 @@ func (s *MemoryGrantStore) Grants() []PersistentGrant {
 	return out
 }
 
-// grantKey is a session grant: {session, tool, action, scope}.
+// grantKey is a session grant: {session, tool, action, scope, env}. The
+// environment digest (Request.GrantEnv) makes a grant lapse when what
+// shapes the granted program changes.
 type grantKey struct {
 	session, tool string
 	action        Action
-	scope         string
+	scope, env    string
 }
 
 // grantValue remembers which inspector warnings the person accepted with
@@ -154,19 +159,24 @@ func scopeOf(r *Request, roots []string) (grantScope, bool) {
 	return s, true
 }
 
+// phrase names what a grant of this scope covers, as the choices say it:
+// "go test" (quoted), fetch from docs.python.org, edits in internal/.
+func (s grantScope) phrase(r *Request) string {
+	switch {
+	case strings.HasPrefix(s.scope, "cmd:"):
+		return fmt.Sprintf("%q", s.shown)
+	case strings.HasPrefix(s.scope, "host:"):
+		return fmt.Sprintf("%s from %s", r.Tool, s.shown)
+	case strings.HasPrefix(s.scope, "tool:"):
+		return s.shown
+	}
+	return fmt.Sprintf("%s in %s", actionNoun(r.Action), s.shown)
+}
+
 // title is the "Allow for session" choice's title, naming the scope:
 // Allow "go test" this session, Allow edits in internal/ this session.
 func (s grantScope) title(r *Request) string {
-	if strings.HasPrefix(s.scope, "cmd:") {
-		return fmt.Sprintf("Allow %q this session", s.shown)
-	}
-	if strings.HasPrefix(s.scope, "host:") {
-		return fmt.Sprintf("Allow %s from %s this session", r.Tool, s.shown)
-	}
-	if strings.HasPrefix(s.scope, "tool:") {
-		return fmt.Sprintf("Allow %s this session", s.shown)
-	}
-	return fmt.Sprintf("Allow %s in %s this session", actionNoun(r.Action), s.shown)
+	return "Allow " + s.phrase(r) + " this session"
 }
 
 // rootOf returns the innermost root holding p.
@@ -193,11 +203,11 @@ func actionNoun(a Action) string {
 }
 
 func (s grantScope) sessionKey(r *Request) grantKey {
-	return grantKey{session: r.SessionID, tool: r.Tool, action: r.Action, scope: s.scope}
+	return grantKey{session: r.SessionID, tool: r.Tool, action: r.Action, scope: s.scope, env: r.GrantEnv}
 }
 
 func (s grantScope) persistent(r *Request) PersistentGrant {
-	return PersistentGrant{Workspace: s.workspace, Tool: r.Tool, Capability: r.Capability, Action: r.Action, Scope: s.relScope}
+	return PersistentGrant{Workspace: s.workspace, Tool: r.Tool, Capability: r.Capability, Action: r.Action, Scope: s.relScope, Env: r.GrantEnv}
 }
 
 // grantFor is step 10: a session grant that covers the warnings, or a
@@ -226,9 +236,33 @@ func (g *Gate) grantFor(ctx context.Context, v *view, warnings []Finding, tr *tr
 		}
 	}
 	if tr != nil {
-		tr.add(10, "grants", outcomePass, "no grant for "+s.scope)
+		detail := "no grant for " + s.scope
+		if g.lapsed(s.sessionKey(r)) {
+			detail = "the session grant for " + s.scope + " lapsed: " + grantLapsed
+		}
+		tr.add(10, "grants", outcomePass, detail)
 	}
 	return verdict{}, false
+}
+
+// grantLapsed says why a grant no longer covers a call it once covered.
+const grantLapsed = "what shapes the program changed since it was given (its environment or configuration: GOFLAGS and the go env file, .npmrc, package.json scripts, the makefile, cargo or pytest settings)"
+
+// lapsed reports whether the session holds a grant for k's scope made
+// for another environment: the question then says why it is asked again.
+func (g *Gate) lapsed(k grantKey) bool {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	s := g.sessions[k.session]
+	if s == nil {
+		return false
+	}
+	for other := range s.grants {
+		if other.env != k.env && other.tool == k.tool && other.action == k.action && other.scope == k.scope {
+			return true
+		}
+	}
+	return false
 }
 
 func (g *Gate) hasSessionGrant(k grantKey, warnings []Finding) bool {

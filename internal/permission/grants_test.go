@@ -3,6 +3,7 @@ package permission_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -249,5 +250,54 @@ func TestScope(t *testing.T) {
 	chat := newGate(t, policy(func(p *permission.Policy) { p.Mode = permission.ModeChat }), permission.Options{})
 	if got := chat.Scope(caps); got == nil || len(got) != 0 {
 		t.Errorf("chat Scope = %#v, want an empty, non-nil list", got)
+	}
+}
+
+// TestGrantsBoundToEnvironment: a session or persistent grant covers the
+// program only in the environment it was given for (Request.GrantEnv);
+// when that changes the call is asked again and the question says why.
+func TestGrantsBoundToEnvironment(t *testing.T) {
+	ctx := context.Background()
+	envA := with(goTest, func(r *permission.Request) { r.GrantEnv = "env:a" })
+	envB := with(goTest, func(r *permission.Request) { r.GrantEnv = "env:b" })
+	var msgs []string
+	asker := askerFunc(func(_ context.Context, q permission.Question) (permission.Answer, error) {
+		msgs = append(msgs, q.Message)
+		return permission.AnswerAllowSession, nil
+	})
+	g := newGate(t, policy(nil), permission.Options{Asker: asker})
+	for i, tc := range []struct {
+		r      permission.Request
+		source string
+	}{
+		{envA, permission.SourceUser},
+		{envA, permission.SourceSessionGrant},
+		{envB, permission.SourceUser}, // lapsed: asked, granted for env:b
+		{envB, permission.SourceSessionGrant},
+		{goTest, permission.SourceUser}, // no digest is another environment too
+	} {
+		if d := g.Check(ctx, tc.r); d.Kind != permission.Allow || d.Source != tc.source {
+			t.Errorf("call %d (%s): %+v, want allowed by %s", i, tc.r.GrantEnv, d, tc.source)
+		}
+	}
+	if len(msgs) != 3 || strings.Contains(msgs[0], "lapsed") || !strings.Contains(msgs[1], `the session grant for "go test" lapsed`) {
+		t.Errorf("questions %q: want the second to say the grant lapsed", msgs)
+	}
+	if e := g.Evaluate(ctx, with(envA, func(r *permission.Request) { r.GrantEnv, r.Command = "env:c", "go test -count=1 ./..." })); !strings.Contains(fmt.Sprint(e.Steps), "lapsed") {
+		t.Errorf("explain does not say the grant lapsed: %+v", e.Steps)
+	}
+
+	store := permission.NewMemoryGrantStore()
+	always := newGate(t, policy(nil), permission.Options{Asker: answer(permission.AnswerAllowAlways), Grants: store})
+	always.Check(ctx, envA)
+	if got := store.Grants(); len(got) != 1 || got[0].Env != "env:a" {
+		t.Fatalf("stored %+v, want the grant with its environment", got)
+	}
+	later := newGate(t, policy(nil), permission.Options{Asker: answer(permission.AnswerDeny), Grants: store})
+	if e := later.Evaluate(ctx, envA); e.Decision != permission.Allow || e.Source != permission.SourcePersistentGrant {
+		t.Errorf("same environment = %s from %s, want the persistent grant", e.Decision, e.Source)
+	}
+	if e := later.Evaluate(ctx, envB); e.Decision != permission.Ask {
+		t.Errorf("changed environment = %s from %s, want an ask", e.Decision, e.Source)
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/agentls/agentls/internal/permission"
+	judge "github.com/agentls/agentls/internal/tools/shell"
 )
 
 // askerFunc adapts a function to permission.Asker.
@@ -83,6 +84,11 @@ func shell(cmd, fingerprint string, argv ...string) permission.Request {
 		Summary: "agentls wants to run `" + cmd + "` in internal/"}
 	if len(argv) > 0 {
 		r.Argvs = [][]string{argv}
+	}
+	// What the command sends out is the shell judge's reading, as the
+	// bash tool hands it over.
+	if v, err := judge.Judge(cmd); err == nil {
+		r.Egress = v.Egress
 	}
 	return r
 }

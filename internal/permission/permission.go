@@ -135,6 +135,10 @@ const (
 type Choice struct {
 	Answer Answer `json:"answer"`
 	Title  string `json:"title"`
+	// Scope names what a grant covers ("go test" quoted, edits in
+	// internal/), for front-ends that word their own choices; empty on
+	// Allow and Deny.
+	Scope string `json:"scope,omitempty"`
 }
 
 // Question is what an Asker shows: a sentence, the inspectors' warnings

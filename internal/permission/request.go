@@ -33,6 +33,12 @@ type Request struct {
 	// ("go test"); empty means the command is not grantable and no
 	// command-scoped allow rule can match it.
 	Fingerprint string `json:"fingerprint,omitempty"`
+	// GrantEnv is a digest of what shapes the granted program beyond its
+	// words (tools/shell GrantEnv: GOFLAGS and the go env file, .npmrc and
+	// package.json's scripts, the makefile …). Session and "Always" grants
+	// are kept with it, so a grant lapses when it changes: "Allow go test"
+	// does not cover go test after go env -w GOFLAGS=-toolexec=….
+	GrantEnv string `json:"grant_env,omitempty"`
 	// NoGrant says why a shell command is not grantable; the question
 	// shows it ("not offered: …") instead of the grant choices.
 	NoGrant string `json:"no_grant,omitempty"`
@@ -42,6 +48,10 @@ type Request struct {
 	// Destinations are the outbound hosts, URLs and remotes the call names
 	// (tools/shell Verdict.Destinations), for the egress inspector.
 	Destinations []string `json:"destinations,omitempty"`
+	// Egress are the ways a command sends data off the machine, as the
+	// shell judge read its words (tools/shell Verdict.Egress); the egress
+	// inspector asks about each.
+	Egress []Egress `json:"egress,omitempty"`
 	// Input is the raw tool input; when set it identifies "the same call"
 	// for the repetition inspector.
 	Input json.RawMessage `json:"input,omitempty"`
@@ -54,8 +64,11 @@ type Request struct {
 	// Diff is the unified diff of an edit, offered as "Show diff".
 	Diff string `json:"diff,omitempty"`
 	// Change is the whole proposal of a change to one file, for a
-	// reviewing asker (review.go); not recorded.
-	Change *Change `json:"-"`
+	// reviewing asker (review.go); not recorded. Changes are those of a
+	// call that changes several files (lsp_rename), for askers that show
+	// them (ACP's diff content).
+	Change  *Change  `json:"-"`
+	Changes []Change `json:"-"`
 	// Summary is the human sentence shown when asking, e.g.
 	// "agentls wants to run `go test ./...` in internal/".
 	Summary string `json:"summary,omitempty"`
@@ -69,6 +82,11 @@ type Request struct {
 	// arguments the gate cannot read). False leaves such calls
 	// ungrantable.
 	WholeTool bool `json:"whole_tool,omitempty"`
+	// Confined is the tool's word that the call is a known build or test
+	// command in a trusted workspace whose programs the kernel's sandbox
+	// confines (writes in the workspace, no network but the proxy, which
+	// asks): smart mode runs it without asking.
+	Confined bool `json:"confined,omitempty"`
 	// NoAlways says why "Always allow" is not offered for this call (an
 	// MCP tool its server marks destructive); the question shows it, and a
 	// stored grant does not cover the call. A session grant may still be.
@@ -118,6 +136,7 @@ const (
 	SourcePersistentGrant = "persistent-grant"
 	SourceUser            = "user"
 	SourceDefault         = "default"
+	SourceSandbox         = "sandbox"
 )
 
 // Decision is the gate's verdict and where it came from. It stays a
@@ -170,4 +189,13 @@ func NewEvent(r Request, d Decision) Event {
 		Scope: d.Scope, Decision: string(d.Kind), Source: d.Source, Rule: d.Rule, Reason: d.Reason,
 		Channel: d.Channel, Grant: d.Grant,
 	}
+}
+
+// Egress is one way a call sends data off the machine: Kind is push,
+// upload, publish, copy, connect or send; Dest where to; What the words
+// that do it, as the person reads them.
+type Egress struct {
+	Kind string `json:"kind"`
+	Dest string `json:"dest"`
+	What string `json:"what"`
 }

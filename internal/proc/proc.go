@@ -31,8 +31,10 @@ type Proc struct {
 	err        error         // exit status, set before exited closes
 }
 
-// Start runs argv in dir with env added to agentls's environment.
-func Start(argv []string, dir string, env map[string]string) (*Proc, error) {
+// Start runs argv in dir with the environment env (nil: agentls's own),
+// started by start (a sandbox's Start, which confines it; nil:
+// exec.Cmd.Start).
+func Start(argv []string, dir string, env []string, start func(*exec.Cmd) error) (*Proc, error) {
 	inR, inW, err := os.Pipe()
 	if err != nil {
 		return nil, fmt.Errorf("create stdin pipe: %w", err)
@@ -53,10 +55,13 @@ func Start(argv []string, dir string, env map[string]string) (*Proc, error) {
 	}
 	cmd := exec.Command(argv[0], argv[1:]...)
 	cmd.Dir = dir
-	cmd.Env = MergeEnv(os.Environ(), env)
+	cmd.Env = env
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = inR, outW, errW
 	setProcAttr(cmd)
-	err = cmd.Start()
+	if start == nil {
+		start = (*exec.Cmd).Start
+	}
+	err = start(cmd)
 	// The child has its own copies now.
 	inR.Close()
 	outW.Close()

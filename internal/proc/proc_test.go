@@ -24,7 +24,7 @@ func waitExit(t *testing.T, p *Proc) {
 }
 
 func TestExitStatusKeepsStderr(t *testing.T) {
-	p, err := Start([]string{"sh", "-c", `echo "$GREETING" ; echo "bad thing" >&2; exit 3`}, t.TempDir(), map[string]string{"GREETING": "hello"})
+	p, err := Start([]string{"sh", "-c", `echo "$GREETING" ; echo "bad thing" >&2; exit 3`}, t.TempDir(), MergeEnv(os.Environ(), map[string]string{"GREETING": "hello"}), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -42,7 +42,7 @@ func TestKillEndsTheProcessGroup(t *testing.T) {
 	pidFile := filepath.Join(t.TempDir(), "child")
 	// The child outlives its parent's exit unless the group is killed, and
 	// holds the pipes open.
-	p, err := Start([]string{"sh", "-c", `sleep 300 & echo $! > "$1"; wait`, "sh", pidFile}, t.TempDir(), nil)
+	p, err := Start([]string{"sh", "-c", `sleep 300 & echo $! > "$1"; wait`, "sh", pidFile}, t.TempDir(), nil, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -105,6 +105,7 @@ func (t *BashTool) Describe(_ context.Context, call Call) (permission.Request, e
 		Command:      in.Command,
 		Argvs:        v.Commands,
 		Destinations: v.Destinations,
+		Egress:       v.Egress,
 	}
 	for _, d := range v.Deletes {
 		real, _ := confine.Resolve(dir, d)
@@ -122,6 +123,11 @@ func (t *BashTool) Describe(_ context.Context, call Call) (permission.Request, e
 		req.Fingerprint = ""
 		req.NoGrant = "it reaches outside the workspace"
 	}
+	if req.Fingerprint != "" {
+		// The grant covers the program as its environment shapes it now.
+		req.GrantEnv = shell.GrantEnv(v, t.judgeOptions(dir))
+	}
+	req.Confined = t.confinedBuild(v, dir) && !req.OutsideRoots && len(readsOut) == 0
 	where := display(t.env.ws, dir)
 	if where == "." {
 		where = "the workspace"
@@ -137,11 +143,36 @@ func (t *BashTool) judge(call Call) (bashInput, string, shell.Verdict, error) {
 	if err != nil {
 		return in, "", shell.Verdict{}, err
 	}
-	v, err := shell.JudgeWith(in.Command, shell.JudgeOptions{Dir: dir, Home: t.env.home, Roots: t.env.ws.Roots()})
+	v, err := shell.JudgeWith(in.Command, t.judgeOptions(dir))
 	if err != nil {
 		return in, "", shell.Verdict{}, fmt.Errorf("bash: the command does not parse: %v; fix the shell syntax", err)
 	}
 	return in, dir, v, nil
+}
+
+// judgeOptions are what the judge knows of a command run in dir: the
+// environment its programs get and git run the way the sandbox runs it.
+func (t *BashTool) judgeOptions(dir string) shell.JudgeOptions {
+	sb := t.env.Sandbox()
+	return shell.JudgeOptions{Dir: dir, Home: t.env.home, Roots: t.env.ws.Roots(), Env: sb.Env(""), Git: gitRunner(sb)}
+}
+
+// confinedBuild reports whether the command is one known build or test
+// command (go test, npm test, make …) that may be granted, in a trusted
+// workspace folder, and commands run confined by the kernel: the gate may
+// then run it without asking in smart mode.
+func (t *BashTool) confinedBuild(v shell.Verdict, dir string) bool {
+	e := t.env
+	if !e.Sandbox().Confined() || e.trusted == nil || len(v.Commands) != 1 || !shell.BuildCommand(v.Commands[0]) ||
+		v.Fingerprint == "" || v.NoGrant != "" || v.Blocked != "" {
+		return false
+	}
+	for _, r := range confine.Roots(e.ws.Roots()) {
+		if confine.Inside([]string{r}, dir, dir) {
+			return e.trusted(r)
+		}
+	}
+	return false
 }
 
 // readOnlyRun reports whether a judged command may run as read-only: then
@@ -166,6 +197,10 @@ func (t *BashTool) Run(ctx context.Context, call Call) (Result, error) {
 	}
 	roots := t.env.ws.Roots()
 	opts := shell.Options{Dir: dir, Roots: roots, ReadOnly: readOnlyRun(v, confine.Roots(roots), dir)}
+	conf, err := t.confine(ctx, call, in.Command, v, dir, &opts)
+	if err != nil {
+		return Errorf("bash: %v", err), nil
+	}
 	if in.RunInBackground {
 		id, err := t.env.jobs.Start(ctx, in.Command, opts)
 		if err != nil {
@@ -173,7 +208,7 @@ func (t *BashTool) Run(ctx context.Context, call Call) (Result, error) {
 		}
 		out, err := t.env.jobs.Output(ctx, id, bashBackgroundProbe, false)
 		if err == nil && out.Done {
-			return t.format(formatJob(out), out.ExitCode), nil
+			return conf.result(t.format(formatJob(out), out.ExitCode), out.Stdout+"\n"+out.Stderr, out.ExitCode), nil
 		}
 		return Result{Content: fmt.Sprintf("Started background job %s. Poll it with job_output {\"shell_id\": %q}; stop it with job_kill.", id, id)}, nil
 	}
@@ -190,7 +225,7 @@ func (t *BashTool) Run(ctx context.Context, call Call) (Result, error) {
 	case err != nil:
 		return Errorf("bash: %v", err), nil
 	}
-	return t.format(formatOutput(res.Stdout, res.Stderr), res.ExitCode), nil
+	return conf.result(t.format(formatOutput(res.Stdout, res.Stderr), res.ExitCode), res.Stdout+"\n"+res.Stderr, res.ExitCode), nil
 }
 
 // format adds the exit code and bounds the text, saving the full output.

@@ -82,20 +82,24 @@ func (w *Workspace) readDisk(abs string) ([]byte, fs.FileInfo, error) {
 }
 
 func (p place) readRegular(rel string) ([]byte, fs.FileInfo, error) {
-	fi, err := p.root.Stat(rel)
+	return readRegularIn(p.root, rel, p.abs, nil)
+}
+
+// readRegularIn reads the regular file rel of r (named abs in errors),
+// at most MaxReadSize bytes, into buf (grown when too small), refusing
+// what readDisk refuses.
+func readRegularIn(r *os.Root, rel, abs string, buf []byte) ([]byte, fs.FileInfo, error) {
+	fi, err := r.Stat(rel)
 	if err != nil {
 		return nil, nil, err
 	}
-	if err := p.regular(fi); err != nil {
+	if err := regular(abs, fi); err != nil {
 		return nil, nil, err
 	}
-	tooLarge := func(size int64) error {
-		return fmt.Errorf("%s is %d bytes, over the %d-byte limit for reading files (%w): read part of it with a shell command such as sed -n '1,200p', or ask the user", p.abs, size, MaxReadSize, errTooLarge)
-	}
 	if fi.Size() > MaxReadSize {
-		return nil, nil, tooLarge(fi.Size())
+		return nil, nil, tooLargeError(abs, fi.Size())
 	}
-	f, err := p.root.OpenFile(rel, os.O_RDONLY|openReadFlag, 0)
+	f, err := r.OpenFile(rel, os.O_RDONLY|openReadFlag, 0)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -104,31 +108,59 @@ func (p place) readRegular(rel string) ([]byte, fs.FileInfo, error) {
 	if fi, err = f.Stat(); err != nil {
 		return nil, nil, err
 	}
-	if err := p.regular(fi); err != nil {
+	if err := regular(abs, fi); err != nil {
 		return nil, nil, err
 	}
 	if n, _ := confine.LinkCount(fi, f); n > 1 {
-		return nil, nil, &outsideError{path: p.abs, why: whyHardLinks(n)}
+		return nil, nil, &outsideError{path: abs, why: whyHardLinks(n)}
 	}
 	// Read through a limit: the file may grow after Stat.
-	data, err := io.ReadAll(io.LimitReader(f, MaxReadSize+1))
+	data, err := readUpTo(f, buf, fi.Size(), MaxReadSize+1)
 	if err != nil {
-		return nil, nil, fmt.Errorf("read %s: %w", p.abs, err)
+		return nil, nil, fmt.Errorf("read %s: %w", abs, err)
 	}
 	if len(data) > MaxReadSize {
-		return nil, nil, tooLarge(int64(len(data)))
+		return nil, nil, tooLargeError(abs, int64(len(data)))
 	}
 	return data, fi, nil
 }
 
-// regular refuses what is not a regular file.
-func (p place) regular(fi fs.FileInfo) error {
+// tooLargeError refuses the file abs of size bytes, over MaxReadSize.
+func tooLargeError(abs string, size int64) error {
+	return fmt.Errorf("%s is %d bytes, over the %d-byte limit for reading files (%w): read part of it with a shell command such as sed -n '1,200p', or ask the user", abs, size, MaxReadSize, errTooLarge)
+}
+
+// readUpTo reads f to its end or to limit bytes into buf, sized for a
+// file of size bytes (one read, and one more that finds the end).
+func readUpTo(f io.Reader, buf []byte, size int64, limit int) ([]byte, error) {
+	if want := int(min(size, int64(limit))) + 1; cap(buf) < want {
+		buf = make([]byte, 0, want)
+	}
+	buf = buf[:0]
+	for len(buf) < limit {
+		if len(buf) == cap(buf) {
+			buf = slices.Grow(buf, min(len(buf), limit-len(buf)))
+		}
+		n, err := f.Read(buf[len(buf):min(cap(buf), limit)])
+		buf = buf[:len(buf)+n]
+		if err == io.EOF {
+			return buf, nil
+		}
+		if err != nil {
+			return nil, err
+		}
+	}
+	return buf, nil
+}
+
+// regular refuses what is not a regular file; abs names it.
+func regular(abs string, fi fs.FileInfo) error {
 	if fi.IsDir() {
-		return fmt.Errorf("%s is a directory, not a file: use ls to list it", p.abs)
+		return fmt.Errorf("%s is a directory, not a file: use ls to list it", abs)
 	}
 	if !fi.Mode().IsRegular() {
 		// Opening a FIFO or device could block or never end.
-		return fmt.Errorf("%s is not a regular file (%s); agentls reads regular files only", p.abs, fi.Mode().Type())
+		return fmt.Errorf("%s is not a regular file (%s); agentls reads regular files only", abs, fi.Mode().Type())
 	}
 	return nil
 }

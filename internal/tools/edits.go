@@ -40,6 +40,7 @@ type plan struct {
 	text       string // the new content
 	note       string // for the model (fuzzy match)
 	diff       string
+	hunks      []Hunk
 	added      int
 	removed    int
 }
@@ -89,6 +90,7 @@ func (w *Workspace) planChange(session, abs string, needRead bool, compute func(
 	}
 	p.text, p.note = text, note
 	p.diff, p.added, p.removed = UnifiedDiff(p.shown, p.cur.Text, text)
+	p.hunks = DiffHunks(p.shown, p.cur.Text, text)
 	return p, nil
 }
 
@@ -116,6 +118,7 @@ func (p *plan) revise(rev *permission.Revision) error {
 	}
 	p.text = rev.Text
 	p.diff, p.added, p.removed = UnifiedDiff(p.shown, p.cur.Text, p.text)
+	p.hunks = DiffHunks(p.shown, p.cur.Text, p.text)
 	if rev.Note != "" {
 		p.note = strings.TrimSpace(p.note + "\n" + rev.Note)
 	}
@@ -157,7 +160,7 @@ func (w *Workspace) commit(ctx context.Context, call Call, tool string, p plan) 
 	}
 	// The changed file's fresh diagnostics, errors first (tools/lspenv.go).
 	content += w.lspAfterChange(ctx, map[string]string{p.abs: p.text})
-	return Result{Content: content + msg, Diff: p.diff}, nil
+	return Result{Content: content + msg, Diff: p.diff, Hunks: p.hunks}, nil
 }
 
 // notChanged tells the model what became of a change that failed: the

@@ -18,6 +18,7 @@ import (
 	"github.com/JohannesKaufmann/html-to-markdown/v2/converter"
 	"golang.org/x/net/html"
 
+	"github.com/agentls/agentls/internal/netdest"
 	"github.com/agentls/agentls/internal/permission"
 	"github.com/agentls/agentls/internal/tools/shell"
 )
@@ -43,21 +44,22 @@ const (
 
 // FetchTool reads a web page. It is a download: capability net.fetch,
 // asked by default and rule-able per host (net.fetch:docs.python.org); the
-// egress inspector flags a URL that carries data out.
+// egress inspector flags a URL that carries data out. It never connects
+// to this machine or a private network: the address is checked when each
+// connection is made (fetch_net.go), so no spelling of the host and no
+// redirect gets past it.
 type FetchTool struct {
 	client    *http.Client
 	outputDir string
 }
 
-// NewFetchTool returns the fetch tool; client nil means a client with
-// fetch's own time limit; full texts of long pages go under outputDir.
-func NewFetchTool(client *http.Client, outputDir string) *FetchTool {
-	if client == nil {
-		client = &http.Client{}
-	}
-	c := *client
-	c.Timeout = fetchTimeout
-	return &FetchTool{client: &c, outputDir: outputDir}
+// NewFetchTool returns the fetch tool; full texts of long pages go under
+// outputDir.
+func NewFetchTool(outputDir string) *FetchTool { return newFetchTool(outputDir, fetchNet{}) }
+
+// newFetchTool returns the fetch tool reaching the network through n.
+func newFetchTool(outputDir string, n fetchNet) *FetchTool {
+	return &FetchTool{client: &http.Client{Transport: n.transport(), Timeout: fetchTimeout}, outputDir: outputDir}
 }
 
 // Spec describes fetch.
@@ -82,18 +84,29 @@ func (t *FetchTool) parse(call Call) (fetchInput, *url.URL, error) {
 	return in, u, nil
 }
 
-// Describe names the URL: the gate asks per host.
+// Describe names the URL: the gate asks per host. A host that is by its
+// text on this machine or a private network is blocked outright: the
+// fetch would be refused anyway, so no person is asked about it.
 func (t *FetchTool) Describe(_ context.Context, call Call) (permission.Request, error) {
 	_, u, err := t.parse(call)
 	if err != nil {
 		return permission.Request{}, err
 	}
-	return permission.Request{Tool: "fetch", Capability: "net.fetch", Action: permission.ActionRead,
-		Destinations: []string{u.String()}, Summary: "agentls wants to fetch " + truncate(u.String(), 200)}, nil
+	req := permission.Request{Tool: "fetch", Capability: "net.fetch", Action: permission.ActionRead,
+		Destinations: []string{u.String()}, Summary: "agentls wants to fetch " + truncate(u.String(), 200)}
+	if why := localHost(u.Hostname()); why != "" {
+		req.Blocked = "fetch never reaches this machine or a private network (" + why + "); " + fetchLocalHint
+	}
+	return req, nil
 }
 
-// errOtherHost stops a redirect to another host: the gate approved this one.
-var errOtherHost = errors.New("redirect to another host")
+// fetchLocalHint is what the model is told to do instead of fetching a
+// local address.
+const fetchLocalHint = "fetch public addresses only; for a local service run a command, which the person is asked about"
+
+// errNewDestination stops a redirect to another host, port or scheme: the
+// gate approved this destination only.
+var errNewDestination = errors.New("redirect to a new destination")
 
 // Run fetches and converts the body.
 func (t *FetchTool) Run(ctx context.Context, call Call) (Result, error) {
@@ -109,9 +122,9 @@ func (t *FetchTool) Run(ctx context.Context, call Call) (Result, error) {
 			return fmt.Errorf("more than %d redirects", fetchRedirects)
 		case req.URL.Scheme != "http" && req.URL.Scheme != "https":
 			return fmt.Errorf("redirect to %s, which is not http or https", req.URL.Scheme)
-		case !strings.EqualFold(req.URL.Hostname(), u.Hostname()):
+		case !sameDestination(req.URL, u):
 			redirected = req.URL
-			return errOtherHost
+			return errNewDestination
 		}
 		return nil
 	}
@@ -123,11 +136,15 @@ func (t *FetchTool) Run(ctx context.Context, call Call) (Result, error) {
 	req.Header.Set("Accept", "text/html, text/markdown, text/plain, application/json, */*;q=0.5")
 	resp, err := c.Do(req)
 	if redirected != nil {
-		return Errorf("fetch: %s redirects to %s, another host; fetch that URL if you still need it (it is asked separately)", u, redirected), nil
+		return Errorf("fetch: %s redirects to %s, a new destination (another host, port or scheme); fetch that URL if you still need it (it is asked separately)", u, redirected), nil
 	}
 	if err != nil {
 		if ctx.Err() != nil {
 			return Result{}, ctx.Err()
+		}
+		var refused *netdest.RefusedError
+		if errors.As(err, &refused) {
+			return Errorf("fetch %s: refused: %s is on this machine or a private network (loopback, private, link-local, shared CGNAT, cloud metadata or an IPv6 form of one); %s", u, refused.Addr, fetchLocalHint), nil
 		}
 		return Errorf("fetch %s: %v", u, err), nil
 	}

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"net/netip"
 	"os"
 	"strings"
 	"sync/atomic"
@@ -33,6 +34,13 @@ print(os.getcwd())</code></pre>
 <script>alert("tracking")</script>
 </body></html>`
 
+// loopbackFetchTool is the fetch tool for tests whose servers listen on
+// loopback: it may connect anywhere (fetch_connect_test.go tests the
+// refusal).
+func loopbackFetchTool(outputDir string) *FetchTool {
+	return newFetchTool(outputDir, fetchNet{allow: func(netip.AddrPort) bool { return true }})
+}
+
 func fetchRun(t *testing.T, tool *FetchTool, in string) Result {
 	t.Helper()
 	res, err := tool.Run(context.Background(), Call{Input: json.RawMessage(in)})
@@ -48,7 +56,7 @@ func TestFetchMarkdown(t *testing.T) {
 		fmt.Fprint(w, page)
 	}))
 	defer srv.Close()
-	tool := NewFetchTool(srv.Client(), t.TempDir())
+	tool := loopbackFetchTool(t.TempDir())
 
 	res := fetchRun(t, tool, `{"url":"`+srv.URL+`/3/library/os.html"}`)
 	if res.IsError {
@@ -88,7 +96,7 @@ func TestFetchBounded(t *testing.T) {
 	}))
 	defer srv.Close()
 	dir := t.TempDir()
-	tool := NewFetchTool(srv.Client(), dir)
+	tool := loopbackFetchTool(dir)
 	for _, tt := range []struct {
 		in   string
 		read int
@@ -143,7 +151,7 @@ func TestFetchRefusesBinary(t *testing.T) {
 		w.Write(png)
 	}))
 	defer srv.Close()
-	tool := NewFetchTool(srv.Client(), t.TempDir())
+	tool := loopbackFetchTool(t.TempDir())
 	for _, p := range []string{"/logo.png", "/blob", "/untyped", "/zip"} {
 		res := fetchRun(t, tool, `{"url":"`+srv.URL+p+`","format":"raw"}`)
 		if !res.IsError || !strings.Contains(res.Content, "binary") || !strings.Contains(res.Content, "text only") {
@@ -184,13 +192,13 @@ func TestFetchRedirects(t *testing.T) {
 		}
 	}))
 	defer srv.Close()
-	tool := NewFetchTool(nil, t.TempDir())
+	tool := loopbackFetchTool(t.TempDir())
 
 	if res := fetchRun(t, tool, `{"url":"`+srv.URL+`/old"}`); res.IsError || !strings.Contains(res.Content, "the new page") || !strings.Contains(res.Content, srv.URL+"/new") {
 		t.Errorf("same-host redirect: %+v", res)
 	}
 	res := fetchRun(t, tool, `{"url":"`+srv.URL+`/away"}`)
-	if !res.IsError || !strings.Contains(res.Content, "another host") || !strings.Contains(res.Content, otherURL+"/landing") {
+	if !res.IsError || !strings.Contains(res.Content, "new destination") || !strings.Contains(res.Content, otherURL+"/landing") {
 		t.Errorf("cross-host redirect: %+v", res)
 	}
 	if otherHits.Load() != 0 {
@@ -204,7 +212,7 @@ func TestFetchRedirects(t *testing.T) {
 }
 
 func TestFetchOnlyHTTP(t *testing.T) {
-	tool := NewFetchTool(nil, t.TempDir())
+	tool := NewFetchTool(t.TempDir())
 	for _, u := range []string{"file:///etc/passwd", "ftp://ftp.example.com/x", "gopher://x", "/etc/passwd", "https://", "javascript:alert(1)"} {
 		in := json.RawMessage(`{"url":"` + u + `"}`)
 		if _, err := tool.Describe(context.Background(), Call{Input: in}); err == nil || !strings.Contains(err.Error(), "not an http or https URL") {
@@ -232,7 +240,7 @@ func TestFetchCancelled(t *testing.T) {
 	defer close(block)
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	_, err := NewFetchTool(nil, "").Run(ctx, Call{Input: json.RawMessage(`{"url":"` + srv.URL + `"}`)})
+	_, err := loopbackFetchTool("").Run(ctx, Call{Input: json.RawMessage(`{"url":"` + srv.URL + `"}`)})
 	if err == nil {
 		t.Fatal("a cancelled fetch returned no error")
 	}

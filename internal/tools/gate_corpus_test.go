@@ -46,7 +46,7 @@ func newHostileRepo(t *testing.T) *hostileRepo {
 		"ws/evil/HEAD": "ref: refs/heads/main\n", "ws/evil/config": "[core]\n\tfsmonitor = touch /tmp/agentls-pwned\n",
 		"ws/evil/objects/.keep": "", "ws/evil/refs/.keep": "",
 		"home/.ssh/id_rsa": "secret\n", "home/.bashrc": "# rc\n", "home/notes.txt": "n\n",
-		"outside/secret.txt": "s\n",
+		"outside/secret.txt": "s\n", "ws/weird/x ..": "w\n", "ws/weird/-rf": "w\n",
 	})
 	for _, exe := range []string{"ls", "bin/git", "node_modules/.bin/head", "cat.exe", "bin/grep", "tools/rg", "bin/ls"} {
 		p := filepath.Join(h.root, exe)
@@ -180,6 +180,18 @@ var dangerousForms = map[string][]string{
 		"GIT_CONFIG_GLOBAL=./x git log", "IFS=/ ls", "export PATH=.:$PATH; ls", "shopt -s dotglob; cat *", "read x; ls",
 		"let x=1", "od -An /etc/shadow", "strings /etc/shadow", "xxd /etc/shadow", "column /etc/passwd",
 	},
+	"pipelines, awk and go list": {
+		"echo /etc/passwd | xargs cat", "cat list.txt | xargs cat", "find . | xargs -I{} sh -c 'cat {}'", "find ../outside | xargs cat",
+		"find -L . | xargs cat", "ls ~ | xargs cat", "ls ~/.ssh | xargs -I{} cat ~/.ssh/{}", "find weird -type f | xargs grep -r s",
+		"ls weird | xargs cat", "git ls-files | xargs rg --pre=./x x", "find src -name '*.go' | xargs -p rm", "find . -printf '%p\\n' | xargs cat",
+		"find . -ls | xargs cat", "find src | sed s/src/../ | xargs cat", "find src | xargs -a list.txt cat", "grep -rl x . | xargs sed -i s/a/b/",
+		"find src -print0 | xargs cat", "find src | xargs -0 cat", "awk '{print > \"/tmp/x\"}' a.txt", "awk '{print | \"sh\"}' a.txt",
+		"awk 'BEGIN{while ((getline l < \"/etc/passwd\") > 0) print l}'", "awk 'BEGIN{print ENVIRON[\"HOME\"]}'", "awk -f /etc/passwd a.txt",
+		"gawk -l filefuncs 'BEGIN{}'", "awk '@include \"x\"' a.txt", "awk '{printf \"%s\", $0 >> \"out\"}' a.txt", "awk '{print $1}' ~/.bashrc",
+		"awk '{system($0)}' a.txt", "awk 'BEGIN{\"id\" | getline x; print x}'", "go list -export ./...", "go list -compiled ./...",
+		"go list -mod=mod ./...", "GOFLAGS=-mod=mod go list ./...", "go list -toolexec=./x ./...", "cat $(cat list.txt)", "ls $(echo ..)",
+		"env -i sh -c id", "env PATH=. ls", "printenv | tee out.txt",
+	},
 	"catastrophic deletions": {
 		`rm -rf "$HOME"/*`, `rm -rf "${HOME:?}"/*`, `rm -rf ~/{*,.*}`, `cd ~ && rm -rf *`, `rm -rf /home/*/`, `rm -rf ~/*`,
 		`rm -rf $HOME`, `rm -rf ~/.`, `rm -r ~/notes.txt`, `find ~ -delete`, `find $HOME -mindepth 1 -delete`, `rm -rf /`,
@@ -203,6 +215,11 @@ var plainReadOnly = []string{
 	"sort names.txt | uniq -c | sort -rn", "cut -d: -f1 data.csv", "diff -u a.txt b.txt", "stat go.mod", "file main.go", "du -sh .",
 	"which go", "go version", "go env GOPATH", "uname -a", "date", "nl -ba main.go", "cd src && ls", "ls -d */",
 	"for f in *.go; do echo $f; done", "ls *.md 2>/dev/null", "set -euo pipefail; ls src", "echo $PATH",
+	"find src -name '*.go' | xargs grep -n package", "find src -name '*.go' -print0 | xargs -0 grep -l package",
+	"git ls-files src | xargs wc -l", "grep -rl package src | xargs head -3", "find src -type f | sort | xargs wc -l",
+	"awk '{print $1}' names.txt", "awk -F: '{print $1}' data.csv", "awk 'NR==1' a.txt", "sort names.txt | awk '{print}'",
+	"awk '$1 > 1 {print $1}' names.txt", "ls $(pwd)", "cat $(pwd)/a.txt", "go list ./...", "go list -m", "go list -f '{{.Dir}}' ./...",
+	"env | grep PATH", "printenv HOME", "env | sort", "git diff --name-only -- src | xargs grep -n x",
 }
 
 func TestGateCorpus(t *testing.T) {

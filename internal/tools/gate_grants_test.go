@@ -5,6 +5,9 @@ package tools
 import (
 	"context"
 	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/agentls/agentls/internal/permission"
@@ -110,4 +113,103 @@ func TestGrantsBindWhatWasSeen(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestGrantLapsesWithEnvironment: a session grant covers the granted
+// program only as its environment shaped it. After "Allow go test this
+// session", GOFLAGS=-ldflags=-extld=./evil.sh in the go env file (a
+// throwaway GOENV; `go env -w` of it is blocked, so something else wrote
+// it) makes the next go test asked again, and CC=<workspace>/evil.sh ends
+// a go vet grant;
+// an edited package.json test script ends an npm test grant, and an
+// edited Makefile a make test grant.
+func TestGrantLapsesWithEnvironment(t *testing.T) {
+	h := newHostileRepo(t)
+	goenv := filepath.Join(t.TempDir(), "go", "env")
+	t.Setenv("GOENV", goenv) // never the real user's go env
+	t.Setenv("GOFLAGS", "")
+	// go's telemetry would start a child writing under the throwaway home
+	// after the test ends.
+	t.Setenv("XDG_CONFIG_HOME", filepath.Join(h.home, ".config"))
+	writeFiles(t, h.home, map[string]string{".config/go/telemetry/mode": "off\n"})
+	var questions []string
+	asker := grantingAsker(func(q permission.Question) { questions = append(questions, q.Message) })
+	g, err := permission.New(permission.Options{Policy: permission.DefaultPolicy(), Asker: asker, Roots: func() []string { return []string{h.root} }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	call := func(cmd string) Call {
+		raw, _ := json.Marshal(map[string]any{"command": cmd})
+		return Call{Input: raw}
+	}
+	check := func(cmd string) (permission.Decision, bool) {
+		t.Helper()
+		req, err := h.bash.Describe(context.Background(), call(cmd))
+		if err != nil {
+			t.Fatalf("%s: %v", cmd, err)
+		}
+		req.SessionID = "s1"
+		before := len(questions)
+		return g.Check(context.Background(), req), len(questions) > before
+	}
+	// goEnvW: go env -w setting is blocked by the judge; the same setting
+	// written into the go env file by something else (the person, another
+	// program) ends the grant.
+	goEnvW := func(setting string) func(t *testing.T) {
+		return func(t *testing.T) {
+			cmd := "go env -w " + setting
+			if d, _ := check(cmd); d.Kind != permission.Deny || d.Source != permission.SourceBlock {
+				t.Errorf("%s: %+v, want blocked by the judge", cmd, d)
+			}
+			if err := os.MkdirAll(filepath.Dir(goenv), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(goenv, []byte(setting+"\n"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	for _, tc := range []struct {
+		grant  string
+		change func(t *testing.T)
+	}{
+		// Each of these go env settings makes go run ./evil.sh.
+		{"go test ./...", goEnvW("GOFLAGS=-ldflags=-extld=./evil.sh")},
+		{"go vet ./...", goEnvW("CC=" + filepath.Join(h.root, "evil.sh"))}, // go wants CC absolute
+		{"npm test", func(t *testing.T) {
+			writeFiles(t, h.root, map[string]string{"package.json": `{"name":"x","scripts":{"test":"./evil.sh"}}` + "\n"})
+		}},
+		{"make test", func(t *testing.T) {
+			writeFiles(t, h.root, map[string]string{"Makefile": "test:\n\t./evil.sh\n"})
+		}},
+	} {
+		t.Run(tc.grant, func(t *testing.T) {
+			if d, asked := check(tc.grant); d.Kind != permission.Allow || d.Grant != "session" || !asked {
+				t.Fatalf("first %s: %+v (asked %v), want a session grant", tc.grant, d, asked)
+			}
+			if d, asked := check(tc.grant); d.Source != permission.SourceSessionGrant || asked {
+				t.Fatalf("second %s: %+v (asked %v), want the session grant", tc.grant, d, asked)
+			}
+			tc.change(t)
+			d, asked := check(tc.grant)
+			if !asked || d.Source == permission.SourceSessionGrant {
+				t.Fatalf("%s after the change: %+v (asked %v), want asked again: the grant lapsed", tc.grant, d, asked)
+			}
+			if last := questions[len(questions)-1]; !strings.Contains(last, "lapsed") {
+				t.Errorf("the question does not say why it is asked again: %q", last)
+			}
+		})
+	}
+}
+
+// grantingAsker approves every question, with "Allow … this session"
+// where offered, and shows each question to seen.
+type grantingAsker func(q permission.Question)
+
+func (a grantingAsker) Ask(_ context.Context, q permission.Question) (permission.Answer, error) {
+	a(q)
+	if q.Title(permission.AnswerAllowSession) != "" {
+		return permission.AnswerAllowSession, nil
+	}
+	return permission.AnswerAllow, nil
 }

@@ -5,9 +5,7 @@ import (
 	_ "embed"
 	"fmt"
 	"path/filepath"
-	"slices"
 	"strings"
-	"time"
 
 	"github.com/bmatcuk/doublestar/v4"
 
@@ -93,11 +91,6 @@ func (t *GlobTool) Describe(_ context.Context, call Call) (permission.Request, e
 	return readRequest(t.Spec(), t.ws, q.walk, fmt.Sprintf("agentls wants to find files matching %s in %s", q.in.Pattern, display(t.ws, q.search))), nil
 }
 
-type globMatch struct {
-	path    string
-	modTime time.Time
-}
-
 // Run walks the folder and returns matching files, newest first.
 func (t *GlobTool) Run(ctx context.Context, call Call) (Result, error) {
 	q, err := t.parse(call)
@@ -123,20 +116,24 @@ func (t *GlobTool) Run(ctx context.Context, call Call) (Result, error) {
 		return Errorf("%s is a file, not a folder: give a folder as path.", given), nil
 	}
 
-	var matches []globMatch
+	newest := make([]*newestFiles, walkWorkers())
+	for i := range newest {
+		newest[i] = newNewestFiles()
+	}
 	var stats walkStats
 	if wi, err := t.ws.statDisk(q.walk); err == nil && wi.IsDir() {
-		stats, err = t.ws.walk(ctx, q.walk, nil, func(e walkEntry) walkAction {
-			if e.isDir || !doublestar.MatchUnvalidated(q.pattern, e.rel) {
-				return walkContinue
+		kind, lit := classifyGlob(q.pattern)
+		stats, err = t.ws.walkParallel(ctx, q.walk, walkVisit{file: func(worker int, f walkFile) walkAction {
+			rel := "" // made only for the patterns that need it
+			if kind == rulePath || kind == ruleGlob {
+				rel = f.rel()
 			}
-			m := globMatch{path: e.abs}
-			if info, err := e.info(); err == nil {
-				m.modTime = info.ModTime()
+			if matchGlob(kind, q.pattern, lit, rel, f.name) {
+				mod, _ := f.dir.h.modTime(f.name)
+				newest[worker].add(mod, f.abs)
 			}
-			matches = append(matches, m)
 			return walkContinue
-		})
+		}})
 		if err != nil {
 			if ctx.Err() != nil {
 				return Result{}, err
@@ -144,29 +141,20 @@ func (t *GlobTool) Run(ctx context.Context, call Call) (Result, error) {
 			return Errorf("Cannot search %s: %v", given, err), nil
 		}
 	}
-
-	if len(matches) == 0 {
+	matches, total := newestOf(newest)
+	if total == 0 {
 		msg := fmt.Sprintf("No files found matching %q in %s.", q.in.Pattern, given)
 		if !strings.Contains(q.in.Pattern, "/") {
 			msg += fmt.Sprintf(" A pattern without / matches only directly in the folder: use \"**/%s\" to search subfolders too.", q.in.Pattern)
 		}
 		return Result{Content: msg}, nil
 	}
-	slices.SortFunc(matches, func(a, b globMatch) int {
-		if c := b.modTime.Compare(a.modTime); c != 0 {
-			return c
-		}
-		return strings.Compare(a.path, b.path)
-	})
 	var b strings.Builder
-	for i, m := range matches {
-		if i == globMaxResults {
-			break
-		}
+	for _, m := range matches {
 		b.WriteString(display(t.ws, m.path) + "\n")
 	}
-	if len(matches) > globMaxResults {
-		fmt.Fprintf(&b, "\n(Results are truncated: showing the %d most recently modified of %d matching files. Use a more specific pattern or path.)\n", globMaxResults, len(matches))
+	if total > globMaxResults {
+		fmt.Fprintf(&b, "\n(Results are truncated: showing the %d most recently modified of %d matching files. Use a more specific pattern or path.)\n", globMaxResults, total)
 	}
 	if stats.limitHit {
 		fmt.Fprintf(&b, "\n(Stopped after %d entries: results may be incomplete. Search a smaller folder with path.)\n", maxWalkEntries)

@@ -5,9 +5,7 @@ import (
 	_ "embed"
 	"errors"
 	"fmt"
-	"os"
 	"regexp"
-	"slices"
 	"strings"
 	"unicode/utf8"
 
@@ -52,7 +50,7 @@ func (t *GrepTool) Spec() Spec {
 	return readSpec("grep", grepDescription, grepSchema(), "fs.grep")
 }
 
-func (t *GrepTool) parse(call Call) (grepInput, string, *regexp.Regexp, error) {
+func (t *GrepTool) parse(call Call) (grepInput, string, *lineMatcher, error) {
 	var in grepInput
 	if err := grepSchema().decode(call, "grep", &in); err != nil {
 		return in, "", nil, err
@@ -64,7 +62,7 @@ func (t *GrepTool) parse(call Call) (grepInput, string, *regexp.Regexp, error) {
 	if in.LiteralText {
 		expr = regexp.QuoteMeta(expr)
 	}
-	re, err := regexp.Compile(expr)
+	m, err := newLineMatcher(expr)
 	if err != nil {
 		return in, "", nil, fmt.Errorf("grep: invalid regular expression %q: %v. grep uses Go RE2 syntax (no lookaround or backreferences); escape special characters such as ( [ { . * + ? with \\, or set literal_text to true to search for the text as it is", in.Pattern, err)
 	}
@@ -75,7 +73,7 @@ func (t *GrepTool) parse(call Call) (grepInput, string, *regexp.Regexp, error) {
 	if err != nil {
 		return in, "", nil, fmt.Errorf("grep: %w", err)
 	}
-	return in, abs, re, nil
+	return in, abs, m, nil
 }
 
 // Describe validates the input (including the regexp) and names the
@@ -88,36 +86,9 @@ func (t *GrepTool) Describe(_ context.Context, call Call) (permission.Request, e
 	return readRequest(t.Spec(), t.ws, abs, fmt.Sprintf("agentls wants to search for %q in %s", in.Pattern, display(t.ws, abs))), nil
 }
 
-type grepFile struct {
-	path  string
-	lines []string // formatted "  Line N: text"
-}
-
-// grepSearch accumulates matches across files.
-type grepSearch struct {
-	ws        *Workspace
-	re        *regexp.Regexp
-	literal   string // set for literal_text: a cheap whole-file pre-check
-	files     []grepFile
-	count     int
-	truncated bool
-	tooLarge  int
-	// outside counts files left out because they lead outside the
-	// workspace (a link out, several hard links).
-	outside int
-}
-
-// countOutside counts a file refused as outside the workspace.
-func (s *grepSearch) countOutside(err error) {
-	var oe *outsideError
-	if errors.As(err, &oe) {
-		s.outside++
-	}
-}
-
 // Run searches and returns matches grouped by file.
 func (t *GrepTool) Run(ctx context.Context, call Call) (Result, error) {
-	in, abs, re, err := t.parse(call)
+	in, abs, m, err := t.parse(call)
 	if err != nil {
 		return Errorf("%v", err), nil
 	}
@@ -128,10 +99,7 @@ func (t *GrepTool) Run(ctx context.Context, call Call) (Result, error) {
 	if given == "" {
 		given = abs
 	}
-	s := &grepSearch{ws: t.ws, re: re}
-	if in.LiteralText {
-		s.literal = in.Pattern
-	}
+	s := newGrepSearch(t.ws, m)
 	fi, err := t.ws.statDisk(abs)
 	var stats walkStats
 	switch {
@@ -140,30 +108,20 @@ func (t *GrepTool) Run(ctx context.Context, call Call) (Result, error) {
 		if _, rerr := t.ws.ReadFile(abs); rerr != nil {
 			return notFound(t.ws, "Path", given, abs), nil
 		}
-		s.file(abs)
+		s.named(abs)
 	case err != nil:
 		return Errorf("Cannot search %s: %v", given, err), nil
 	case !fi.IsDir():
-		s.file(abs)
+		s.named(abs)
 	default:
-		stats, err = t.ws.walk(ctx, abs, nil, func(e walkEntry) walkAction {
-			if e.isDir || !includes(in.Include, e) {
-				return walkContinue
-			}
-			if e.entry.Type()&os.ModeSymlink != 0 {
-				// A link is read only when it leads to a regular file
-				// inside; one that leads out is counted, not read.
-				if fi, err := t.ws.statDisk(e.abs); err != nil || !fi.Mode().IsRegular() {
-					s.countOutside(err)
-					return walkContinue
+		stats, err = t.ws.walkParallel(ctx, abs, walkVisit{
+			file: func(worker int, f walkFile) walkAction {
+				if rel := f.rel(); includes(in.Include, rel, f.name) {
+					s.walked(worker, f, rel)
 				}
-			} else if !e.entry.Type().IsRegular() {
 				return walkContinue
-			}
-			if !s.file(e.abs) {
-				return walkStop
-			}
-			return walkContinue
+			},
+			after: s.after,
 		})
 		if err != nil {
 			if ctx.Err() != nil {
@@ -177,50 +135,14 @@ func (t *GrepTool) Run(ctx context.Context, call Call) (Result, error) {
 
 // includes applies the include glob: to the file name, or to the path
 // relative to the search folder when the glob has a slash.
-func includes(include string, e walkEntry) bool {
+func includes(include, rel, name string) bool {
 	switch {
 	case include == "":
 		return true
 	case strings.Contains(include, "/"):
-		return doublestar.MatchUnvalidated(include, e.rel)
+		return doublestar.MatchUnvalidated(include, rel)
 	}
-	return doublestar.MatchUnvalidated(include, e.entry.Name())
-}
-
-// file searches one file; it returns false once the match cap is passed.
-// Binary, oversized and unreadable files are skipped.
-func (s *grepSearch) file(abs string) bool {
-	f, err := s.ws.ReadFile(abs)
-	if err != nil {
-		if errors.Is(err, errTooLarge) {
-			s.tooLarge++
-		}
-		s.countOutside(err)
-		return true
-	}
-	if s.literal != "" && !strings.Contains(f.Text, s.literal) {
-		return true
-	}
-	var found []string
-	n := 0
-	for line := range strings.Lines(f.Text) {
-		n++
-		line = strings.TrimRight(line, "\r\n")
-		loc := s.re.FindStringIndex(line)
-		if loc == nil {
-			continue
-		}
-		if s.count == grepMaxMatches {
-			s.truncated = true
-			break
-		}
-		s.count++
-		found = append(found, fmt.Sprintf("  Line %d: %s", n, matchWindow(line, loc[0])))
-	}
-	if len(found) > 0 {
-		s.files = append(s.files, grepFile{path: display(s.ws, abs), lines: found})
-	}
-	return !s.truncated
+	return doublestar.MatchUnvalidated(include, name)
 }
 
 // matchWindow cuts a long line to grepMaxLine bytes around the match start,
@@ -244,36 +166,36 @@ func matchWindow(line string, start int) string {
 }
 
 func (s *grepSearch) report(in grepInput, given string, stats walkStats) string {
+	o := s.outcome()
 	var b strings.Builder
-	if s.count == 0 {
+	if o.count == 0 {
 		fmt.Fprintf(&b, "No matches found for %q in %s", in.Pattern, given)
 		if in.Include != "" {
 			fmt.Fprintf(&b, " (files matching %s)", in.Include)
 		}
 		b.WriteString(".")
 	} else {
-		slices.SortFunc(s.files, func(a, b grepFile) int { return strings.Compare(a.path, b.path) })
-		if s.truncated {
-			fmt.Fprintf(&b, "Found more than %d matches; showing the first %d, in %s.\n", grepMaxMatches, s.count, plural(len(s.files), "file"))
+		if o.truncated {
+			fmt.Fprintf(&b, "Found more than %d matches; showing the first %d, in %s.\n", grepMaxMatches, o.count, plural(len(o.files), "file"))
 		} else {
-			fmt.Fprintf(&b, "Found %s in %s.\n", plural(s.count, "match"), plural(len(s.files), "file"))
+			fmt.Fprintf(&b, "Found %s in %s.\n", plural(o.count, "match"), plural(len(o.files), "file"))
 		}
-		for _, f := range s.files {
+		for _, f := range o.files {
 			b.WriteString("\n" + f.path + ":\n" + strings.Join(f.lines, "\n") + "\n")
 		}
-		if s.truncated {
+		if o.truncated {
 			fmt.Fprintf(&b, "\n(Results are truncated at %d matches. Narrow the search with a more specific pattern, path or include.)\n", grepMaxMatches)
 		}
 	}
-	if s.tooLarge > 0 {
-		fmt.Fprintf(&b, "\n(Skipped %d files over %d MiB.)", s.tooLarge, MaxReadSize>>20)
+	if o.tooLarge > 0 {
+		fmt.Fprintf(&b, "\n(Skipped %d files over %d MiB.)", o.tooLarge, MaxReadSize>>20)
 	}
-	if s.outside > 0 {
+	if o.outside > 0 {
 		what := "entries"
-		if s.outside == 1 {
+		if o.outside == 1 {
 			what = "entry"
 		}
-		fmt.Fprintf(&b, "\n(Skipped %d %s leading outside the workspace (symbolic links out, or files with several hard links): agentls reads only inside the workspace folders.)", s.outside, what)
+		fmt.Fprintf(&b, "\n(Skipped %d %s leading outside the workspace (symbolic links out, or files with several hard links): agentls reads only inside the workspace folders.)", o.outside, what)
 	}
 	if stats.limitHit {
 		fmt.Fprintf(&b, "\n(Stopped after %d entries: results may be incomplete. Search a smaller folder with path.)", maxWalkEntries)

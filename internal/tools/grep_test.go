@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -203,4 +204,74 @@ func TestGrepSymlinksAndOutside(t *testing.T) {
 	if _, err := describeTool(t, tool, grepInput{Pattern: "("}); err == nil {
 		t.Error("Describe accepted an invalid regexp")
 	}
+}
+
+// TestGrepFirstMatchesInPathOrder: with more matches than the cap, grep
+// shows the first 100 in path order, the same every run, whichever
+// order its workers take the files in, and an editor buffer counts as
+// the file.
+func TestGrepFirstMatchesInPathOrder(t *testing.T) {
+	ov := mapOverlay{}
+	ws, root := newTestWS(t, ov)
+	files := map[string]string{}
+	var paths []string
+	for i := range 40 {
+		p := fmt.Sprintf("d%d/sub%d/f%02d.txt", i%3, i%5, i)
+		files[p] = "hit 1\nmiss\nhit 2\nhit 3\n"
+		paths = append(paths, p)
+	}
+	writeFiles(t, root, files)
+	// The buffer of the first file in path order has one hit, not three.
+	slices.Sort(paths)
+	ov[filepath.Join(root, paths[0])] = Document{Text: "miss\nhit buffer\n", Version: 1}
+	var want strings.Builder
+	fmt.Fprintf(&want, "Found more than 100 matches; showing the first 100, in 34 files.\n")
+	n := 0
+	for i, p := range paths {
+		want.WriteString("\n" + p + ":\n")
+		lines := []string{"  Line 1: hit 1", "  Line 3: hit 2", "  Line 4: hit 3"}
+		if i == 0 {
+			lines = []string{"  Line 2: hit buffer"}
+		}
+		lines = lines[:min(len(lines), 100-n)]
+		n += len(lines)
+		want.WriteString(strings.Join(lines, "\n") + "\n")
+		if n == 100 {
+			break
+		}
+	}
+	want.WriteString("\n(Results are truncated at 100 matches. Narrow the search with a more specific pattern, path or include.)")
+	for range 5 {
+		res := callTool(t, NewGrepTool(ws), grepInput{Pattern: "hit"})
+		if res.Content != want.String() {
+			t.Fatalf("content:\n%s\nwant:\n%s", res.Content, want.String())
+		}
+	}
+}
+
+// TestGrepSkipsBinaryAndTooLarge: a file with a NUL byte or invalid UTF-8
+// in its first 8 KiB is binary and skipped, even when the match comes
+// before it; a file over 10 MiB is skipped and counted.
+func TestGrepSkipsBinaryAndTooLarge(t *testing.T) {
+	ws, root := newTestWS(t, nil)
+	writeFiles(t, root, map[string]string{
+		"text.txt":      "needle\n",
+		"nul-after.bin": "needle\n\x00\x01\x02",
+		"latin1.txt":    "needle caf\xe9\n",
+		"late-nul.txt":  strings.Repeat("x", 9000) + "\x00\nneedle\n",
+	})
+	big, err := os.Create(filepath.Join(root, "big.txt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := big.WriteString("needle\n"); err != nil {
+		t.Fatal(err)
+	}
+	if err := big.Truncate(MaxReadSize + 1); err != nil {
+		t.Fatal(err)
+	}
+	big.Close()
+	res := callTool(t, NewGrepTool(ws), grepInput{Pattern: "needle"})
+	checkResult(t, res, false, []string{"Found 2 matches in 2 files.", "text.txt:", "late-nul.txt:\n  Line 2: needle", "(Skipped 1 files over 10 MiB.)"},
+		[]string{"nul-after.bin", "latin1.txt", "big.txt:"})
 }

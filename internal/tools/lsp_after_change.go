@@ -13,7 +13,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/agentls/agentls/internal/lsp/client"
+	"github.com/agentls/agentls/internal/langserver/client"
 )
 
 const (

@@ -7,7 +7,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/agentls/agentls/internal/lsp/client"
+	"github.com/agentls/agentls/internal/config"
+	"github.com/agentls/agentls/internal/langserver/client"
 )
 
 // BenchmarkLSPEditDiagnostics (P6) measures an edit until its correct
@@ -23,7 +24,7 @@ func BenchmarkLSPEditDiagnostics(b *testing.B) {
 	ours := newBenchFixture(b, client.Config{})
 	// The naive client: gopls in its default push mode (init options set,
 	// so no pull diagnostics).
-	naive := newBenchFixture(b, client.Config{Servers: map[string]client.ServerConfig{"gopls": {InitOptions: map[string]any{}}}})
+	naive := newBenchFixture(b, client.Config{Servers: map[string]config.ServerConfig{"gopls": {InitOptions: map[string]any{}}}})
 	ctx := context.Background()
 	use := "use.go"
 	good := goCase.files[use]

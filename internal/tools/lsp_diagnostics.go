@@ -9,7 +9,7 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/agentls/agentls/internal/lsp/client"
+	"github.com/agentls/agentls/internal/langserver/client"
 	"github.com/agentls/agentls/internal/permission"
 )
 

@@ -10,7 +10,7 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/agentls/agentls/internal/lsp/client"
+	"github.com/agentls/agentls/internal/langserver/client"
 )
 
 // lspLines reads line texts for results: files inside the roots only, as

@@ -14,11 +14,12 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"github.com/agentls/agentls/internal/lsp/client"
+	"github.com/agentls/agentls/internal/langserver/client"
+	"github.com/agentls/agentls/internal/sandbox/sandboxtest"
 )
 
-// lspServerHints are how to install each real server the tests use.
-var lspServerHints = map[string]string{
+// programHints are how to install each real program the tests use.
+var programHints = map[string]string{
 	"gopls":                      "go install golang.org/x/tools/gopls@v0.23.0 (it lands in ~/go/bin)",
 	"pyright-langserver":         "npm install -g pyright",
 	"pyright":                    "npm install -g pyright",
@@ -27,12 +28,13 @@ var lspServerHints = map[string]string{
 	"clangd":                     "apt-get update && apt-get install -y clangd",
 	"clang":                      "apt-get update && apt-get install -y clang",
 	"go":                         "install Go",
+	"rg":                         "apt-get update && apt-get install -y ripgrep",
 }
 
 var goBinOnPath sync.Once
 
-// requireProgram fails (never skips) when a program the real-server tests
-// need is missing, with how to install it.
+// requireProgram fails (never skips) when a program the tests need (a
+// real language server, ripgrep) is missing, with how to install it.
 func requireProgram(t testing.TB, name string) {
 	t.Helper()
 	goBinOnPath.Do(func() {
@@ -42,7 +44,7 @@ func requireProgram(t testing.TB, name string) {
 		}
 	})
 	if _, err := exec.LookPath(name); err != nil {
-		t.Fatalf("%s is not on PATH: install it with `%s` (the real-server tests need it)", name, lspServerHints[name])
+		t.Fatalf("%s is not on PATH: install it with `%s` (the tests need it)", name, programHints[name])
 	}
 }
 
@@ -154,6 +156,10 @@ func newLSPFixture(t testing.TB, files map[string]string, cfg client.Config) *ls
 	ws.SetApplier(overlayApplier{o: ov})
 	if cfg.RequestTimeout == 0 {
 		cfg.RequestTimeout = 60e9
+	}
+	if cfg.Sandbox == nil {
+		// The servers run confined, as they do for a person.
+		cfg.Sandbox = sandboxtest.New(t, root)
 	}
 	env := NewLSPEnv(ws, func() client.Config { return cfg }, nil)
 	t.Cleanup(func() { env.Shutdown(context.Background()) })

@@ -11,7 +11,7 @@ import (
 	"strings"
 	"unicode"
 
-	"github.com/agentls/agentls/internal/lsp/client"
+	"github.com/agentls/agentls/internal/langserver/client"
 	"github.com/agentls/agentls/internal/permission"
 )
 
@@ -136,6 +136,7 @@ func (t *LSPRenameTool) plan(ctx context.Context, call Call) (plans []plan, info
 		}
 		pl := plan{abs: p, shown: shown, cur: cur, exists: true, text: text}
 		pl.diff, pl.added, pl.removed = UnifiedDiff(shown, cur.Text, text)
+		pl.hunks = DiffHunks(shown, cur.Text, text)
 		plans = append(plans, pl)
 		info.edits[p] = len(we.Changes[p])
 	}
@@ -167,6 +168,7 @@ func (t *LSPRenameTool) Describe(ctx context.Context, call Call) (permission.Req
 		Action:     permission.ActionWrite,
 		Paths:      planPaths(plans),
 		Diff:       joinDiffs(plans),
+		Changes:    planChanges(plans),
 		Summary:    "agentls wants to " + info.summary(),
 	}, nil
 }
@@ -207,7 +209,25 @@ func (t *LSPRenameTool) Run(ctx context.Context, call Call) (Result, error) {
 	}
 	b.WriteString(strings.Join(lines, "\n"))
 	b.WriteString(t.env.ws.lspAfterChange(ctx, changed))
-	res := Result{Content: b.String(), Diff: joinDiffs(plans)}
+	res := Result{Content: b.String(), Diff: joinDiffs(plans), Hunks: planHunks(plans)}
 	res.IsError = failure != ""
 	return res, nil
+}
+
+// planHunks are the hunks of every planned file, in order.
+func planHunks(plans []plan) []Hunk {
+	var out []Hunk
+	for _, p := range plans {
+		out = append(out, p.hunks...)
+	}
+	return out
+}
+
+// planChanges are the planned files' old and new texts, for the question.
+func planChanges(plans []plan) []permission.Change {
+	out := make([]permission.Change, len(plans))
+	for i, p := range plans {
+		out[i] = permission.Change{Path: p.abs, Old: p.cur.Text, Exists: p.exists, New: p.text}
+	}
+	return out
 }

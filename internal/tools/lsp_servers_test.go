@@ -14,7 +14,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/agentls/agentls/internal/lsp/client"
+	"github.com/agentls/agentls/internal/config"
+	"github.com/agentls/agentls/internal/langserver/client"
 )
 
 // serverCase is one language's fixture and what the tests expect of it.
@@ -427,7 +428,7 @@ func TestLSPMissingServer(t *testing.T) {
 	t.Parallel()
 	off := false
 	f := newLSPFixture(t, map[string]string{"a.txt": "hello\n", "a.zz": "x\n"}, client.Config{AutoLSP: &off,
-		Servers: map[string]client.ServerConfig{"zz": {Command: []string{"agentls-no-such-server"}, Filetypes: []string{"zz"}}}})
+		Servers: map[string]config.ServerConfig{"zz": {Command: []string{"agentls-no-such-server"}, Filetypes: []string{"zz"}}}})
 	res := f.call("lsp_diagnostics", map[string]any{"file_path": "a.txt"})
 	wantIn(t, res.Content, "no language server handles")
 	res = f.call("lsp_references", map[string]any{"file_path": "a.zz", "line": 1, "column": 1})

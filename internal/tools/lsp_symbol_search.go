@@ -13,7 +13,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"github.com/agentls/agentls/internal/lsp/client"
+	"github.com/agentls/agentls/internal/langserver/client"
 )
 
 // symCandidate is a symbol with its enclosing symbols' names.

@@ -8,7 +8,7 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/agentls/agentls/internal/lsp/client"
+	"github.com/agentls/agentls/internal/langserver/client"
 	"github.com/agentls/agentls/internal/permission"
 )
 

@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/agentls/agentls/internal/lsp/client"
+	"github.com/agentls/agentls/internal/langserver/client"
 	"github.com/agentls/agentls/internal/permission"
 )
 

@@ -13,7 +13,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/agentls/agentls/internal/lsp/client"
+	"github.com/agentls/agentls/internal/config"
+	"github.com/agentls/agentls/internal/langserver/client"
 )
 
 // tsMarkerFixture is a fixture over the trust tests' TypeScript project:
@@ -24,7 +25,7 @@ func tsMarkerFixture(t *testing.T, cfg client.Config) *lspFixture {
 	requireProgram(t, "typescript-language-server")
 	requireProgram(t, "npm")
 	f := newLSPFixture(t, nil, cfg)
-	const src = "../lsp/client/testdata/tsmarker"
+	const src = "../langserver/client/testdata/tsmarker"
 	if err := os.CopyFS(f.root, os.DirFS(src+"/project")); err != nil {
 		t.Fatal(err)
 	}
@@ -75,7 +76,7 @@ func TestLSPToolsUntrustedServerWithoutSafeForm(t *testing.T) {
 	t.Parallel()
 	off := false
 	f := newLSPFixture(t, map[string]string{"a.zz": "x\n"}, client.Config{AutoLSP: &off,
-		Servers: map[string]client.ServerConfig{"zz": {Command: []string{"/bin/sh"}, Filetypes: []string{"zz"}}}})
+		Servers: map[string]config.ServerConfig{"zz": {Command: []string{"/bin/sh"}, Filetypes: []string{"zz"}}}})
 	res := f.call("lsp_references", map[string]any{"file_path": "a.zz", "line": 1, "column": 1})
 	wantIn(t, res.Content, "zz is not started in "+f.root, "agentls trust "+f.root, "lsp.zz.run_untrusted")
 	if !res.IsError {

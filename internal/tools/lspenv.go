@@ -12,8 +12,8 @@ import (
 	"path/filepath"
 	"time"
 
-	"github.com/agentls/agentls/internal/lsp/client"
-	"github.com/agentls/agentls/internal/lsp/docsync"
+	"github.com/agentls/agentls/internal/langserver/client"
+	"github.com/agentls/agentls/internal/langserver/docsync"
 )
 
 const (

@@ -5,7 +5,8 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-	"unicode/utf8"
+
+	"github.com/agentls/agentls/internal/textclip"
 
 	"github.com/agentls/agentls/internal/permission"
 )
@@ -84,23 +85,10 @@ func display(ws *Workspace, abs string) string {
 
 // cutUTF8 returns the longest prefix of s of at most n bytes that ends on
 // a rune boundary.
-func cutUTF8(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	for n > 0 && !utf8.RuneStart(s[n]) {
-		n--
-	}
-	return s[:n]
-}
+func cutUTF8(s string, n int) string { return textclip.Prefix(s, n) }
 
 // cutLine shortens a line longer than max bytes, marking the cut with "...".
-func cutLine(s string, max int) string {
-	if len(s) <= max {
-		return s
-	}
-	return cutUTF8(s, max) + "..."
-}
+func cutLine(s string, max int) string { return textclip.Bytes(s, max, "...") }
 
 // notFound is the error for a missing file or folder, naming up to three
 // similar entries of its parent folder (closest first) so the model can

@@ -12,6 +12,8 @@ import (
 	"fmt"
 	"sort"
 
+	"github.com/agentls/agentls/internal/textclip"
+
 	"github.com/agentls/agentls/internal/permission"
 )
 
@@ -24,6 +26,9 @@ type Spec struct {
 	Capability permission.Capability
 	Action     permission.Action
 	ReadOnly   bool
+	// Kind is what a call does, for front-ends (kind.go); "" derives it
+	// from the capability and action (KindOf).
+	Kind Kind
 }
 
 // Call is one invocation of a tool by the model.
@@ -39,6 +44,15 @@ type Call struct {
 	// Revised, after a review, is what the person accepted of the change
 	// this call proposed: the file tools write its text instead.
 	Revised *permission.Revision
+	// PersonApproved: a person was asked about this call and allowed it
+	// (not a mode, rule or grant). Only then does bash let the command's
+	// programs read the outside paths the question named.
+	PersonApproved bool
+	// Check asks the gate about something the call finds it needs while it
+	// runs — a host a command's program connects to through the sandbox's
+	// proxy — and records the decision as the call's own are. Nil where no
+	// gate is at hand: the tool then refuses.
+	Check func(ctx context.Context, req permission.Request) permission.Decision
 }
 
 // Result is what the model sees of a call.
@@ -48,8 +62,9 @@ type Result struct {
 	// Stop ends the turn after this result (a person said no).
 	Stop bool
 	// Diff is the unified diff of a change the call made, for editors to
-	// render (not sent to the model).
-	Diff string
+	// render (not sent to the model); Hunks is the same change as data.
+	Diff  string
+	Hunks []Hunk
 	// Todos, when not nil, is the session's new todo list (the todos tool).
 	Todos []Todo
 }
@@ -164,9 +179,4 @@ func DecodeInput(call Call, tool string, v any) error {
 	return nil
 }
 
-func truncate(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	return cutUTF8(s, n) + "…"
-}
+func truncate(s string, n int) string { return textclip.Bytes(s, n, "…") }

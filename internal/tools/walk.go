@@ -1,28 +1,19 @@
 package tools
 
-// The one directory walker behind ls, glob and grep. It honours .gitignore
-// files (nested ones too, plus .git/info/exclude at the root) and skips
-// version-control and dependency folders, so the three tools agree on what
-// "the project's files" are.
-//
-// .gitignore patterns are matched with doublestar rather than
-// github.com/sabhiram/go-gitignore: that library turns patterns into
-// regular expressions without escaping them ("a+b" matches "aab"), treats
-// "?" as a literal and does not anchor patterns with an inner slash
-// ("docs/build" matches "x/docs/build"), which would hide or show the wrong
-// files.
+// The breadth-first directory walker behind ls and the language servers'
+// discovery; grep and glob walk in parallel (tools/pwalk.go). Both honour
+// the ignore files as ripgrep does (tools/ignoreframe.go) and skip
+// version-control and dependency folders, so the tools agree on what "the
+// project's files" are.
 
 import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
-
-	"github.com/bmatcuk/doublestar/v4"
 )
 
 const (
@@ -46,116 +37,6 @@ func skipDirName(name string) bool {
 	return false
 }
 
-// ignoreRule is one .gitignore line turned into a doublestar pattern.
-type ignoreRule struct {
-	glob    string // relative to the folder of the ignore file
-	negate  bool   // "!pattern" re-includes
-	dirOnly bool   // "pattern/" matches folders only
-	// inside is set for "dir/**": it matches below dir, not dir itself.
-	inside string
-}
-
-// ignoreList is the rules of one ignore file (or of a tool's ignore
-// parameter), relative to dir.
-type ignoreList struct {
-	dir   string
-	rules []ignoreRule
-}
-
-// parseIgnoreLine turns one gitignore line into a rule. ok is false for
-// blank lines and comments; err is set for a pattern doublestar rejects.
-func parseIgnoreLine(line string) (r ignoreRule, ok bool, err error) {
-	line = strings.TrimSuffix(line, "\r")
-	if line == "" || strings.HasPrefix(line, "#") {
-		return r, false, nil
-	}
-	// Trailing spaces are dropped unless escaped with a backslash.
-	for strings.HasSuffix(line, " ") && !strings.HasSuffix(line, `\ `) {
-		line = line[:len(line)-1]
-	}
-	if strings.HasPrefix(line, "!") {
-		r.negate = true
-		line = line[1:]
-	}
-	if strings.HasSuffix(line, "/") {
-		r.dirOnly = true
-		line = strings.TrimRight(line, "/")
-	}
-	if line == "" {
-		return r, false, nil
-	}
-	// A slash at the start or in the middle anchors the pattern to the
-	// ignore file's folder; otherwise it matches at any depth.
-	anchored := strings.Contains(line, "/")
-	line = strings.TrimPrefix(line, "/")
-	line = escapeBraces(line)
-	if !anchored && !strings.HasPrefix(line, "**/") {
-		line = "**/" + line
-	}
-	if !doublestar.ValidatePattern(line) {
-		return r, false, fmt.Errorf("invalid pattern %q", line)
-	}
-	if strings.HasSuffix(line, "/**") {
-		r.inside = strings.TrimSuffix(line, "/**")
-	}
-	r.glob = line
-	return r, true, nil
-}
-
-// escapeBraces makes { and } literal: gitignore has no alternation.
-func escapeBraces(s string) string {
-	var b strings.Builder
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		switch {
-		case c == '\\' && i+1 < len(s):
-			b.WriteByte(c)
-			i++
-			b.WriteByte(s[i])
-			continue
-		case c == '{' || c == '}':
-			b.WriteByte('\\')
-		}
-		b.WriteByte(c)
-	}
-	return b.String()
-}
-
-// newIgnoreList compiles lines relative to dir. Invalid lines are skipped
-// when lenient (a project's .gitignore); otherwise they are an error (a
-// pattern the model passed).
-func newIgnoreList(dir string, lines []string, lenient bool) (*ignoreList, error) {
-	l := &ignoreList{dir: dir}
-	for _, line := range lines {
-		r, ok, err := parseIgnoreLine(line)
-		if err != nil && !lenient {
-			return nil, err
-		}
-		if ok {
-			l.rules = append(l.rules, r)
-		}
-	}
-	return l, nil
-}
-
-// match decides rel (slash-separated, relative to l.dir). decided is false
-// when no rule matches; otherwise the last matching rule wins.
-func (l *ignoreList) match(rel string, isDir bool) (ignored, decided bool) {
-	for i := len(l.rules) - 1; i >= 0; i-- {
-		r := l.rules[i]
-		if r.dirOnly && !isDir {
-			continue
-		}
-		if r.inside != "" && doublestar.MatchUnvalidated(r.inside, rel) {
-			continue // "dir/**" does not match dir itself
-		}
-		if doublestar.MatchUnvalidated(r.glob, rel) {
-			return !r.negate, true
-		}
-	}
-	return false, false
-}
-
 // relTo returns p relative to dir with forward slashes, or ok false when
 // p is not strictly below dir. Both must be clean; it runs for every
 // walked entry, so it avoids filepath.Rel.
@@ -168,77 +49,6 @@ func relTo(dir, p string) (string, bool) {
 		return "", false
 	}
 	return filepath.ToSlash(p[len(prefix):]), true
-}
-
-// ignoreStack is the chain of ignore lists that apply in one folder,
-// deepest first: a deeper .gitignore overrides a shallower one.
-type ignoreStack struct {
-	list   *ignoreList
-	parent *ignoreStack
-}
-
-func (s *ignoreStack) push(l *ignoreList) *ignoreStack {
-	if l == nil || len(l.rules) == 0 {
-		return s
-	}
-	return &ignoreStack{list: l, parent: s}
-}
-
-func (s *ignoreStack) ignored(abs string, isDir bool) bool {
-	for n := s; n != nil; n = n.parent {
-		rel, ok := relTo(n.list.dir, abs)
-		if !ok {
-			continue
-		}
-		if ign, decided := n.list.match(rel, isDir); decided {
-			return ign
-		}
-	}
-	return false
-}
-
-// loadIgnoreFile reads the ignore file rel of r, whose rules are relative
-// to the folder dir (absolute); a missing or unreadable one gives nil.
-// Only regular files are read, through the root: a symlink could point
-// outside the roots, and a FIFO would block.
-func loadIgnoreFile(r *os.Root, rel, dir string) *ignoreList {
-	if fi, err := r.Lstat(rel); err != nil || !fi.Mode().IsRegular() {
-		return nil
-	}
-	f, err := r.OpenFile(rel, os.O_RDONLY|openReadFlag, 0)
-	if err != nil {
-		return nil
-	}
-	defer f.Close()
-	if fi, err := f.Stat(); err != nil || !fi.Mode().IsRegular() {
-		return nil
-	}
-	data, err := io.ReadAll(io.LimitReader(f, maxIgnoreFileSize))
-	if err != nil {
-		return nil
-	}
-	l, _ := newIgnoreList(dir, strings.Split(string(data), "\n"), true)
-	return l
-}
-
-// ignoreChain returns the ignore lists that apply above the walk base
-// baseRel (relative to the folder of p): the folder's .git/info/exclude
-// and every .gitignore from the folder down to base's parent. base's own
-// .gitignore is read by the walk. Files above the workspace folder are
-// not read: agentls reads only inside the roots.
-func ignoreChain(p place, baseRel string) *ignoreStack {
-	var s *ignoreStack
-	s = s.push(loadIgnoreFile(p.root, filepath.Join(".git", "info", "exclude"), p.top))
-	if baseRel == "." {
-		return s
-	}
-	dir := "."
-	parts := splitRel(baseRel)
-	for _, part := range parts[:len(parts)-1] {
-		s = s.push(loadIgnoreFile(p.root, filepath.Join(dir, ".gitignore"), filepath.Join(p.top, dir)))
-		dir = filepath.Join(dir, part)
-	}
-	return s.push(loadIgnoreFile(p.root, filepath.Join(dir, ".gitignore"), filepath.Join(p.top, dir)))
 }
 
 // walkEntry is one file or folder found by walk.
@@ -281,21 +91,14 @@ type walkStats struct {
 func (w *Workspace) walk(ctx context.Context, base string, extra *ignoreList, fn func(walkEntry) walkAction) (walkStats, error) {
 	type folder struct {
 		abs, rel, rootRel string
-		ign               *ignoreStack
+		ign               *ignoreFrame
 	}
 	var stats walkStats
-	p, err := w.place(base)
+	p, baseRel, err := w.walkBase(base)
 	if err != nil {
-		return stats, fmt.Errorf("read folder %s: %w", base, err)
+		return stats, err
 	}
 	defer p.release()
-	// The base without links, so every folder below is reached through
-	// real folders only: a folder swapped for a link meanwhile is refused
-	// by the root, not followed out.
-	baseRel, err := p.resolveLinks(p.rel, true)
-	if err != nil {
-		return stats, fmt.Errorf("read folder %s: %w", base, p.named(err))
-	}
 	top := filepath.Join(p.top, baseRel)
 	queue := []folder{{abs: top, rootRel: baseRel, ign: ignoreChain(p, baseRel)}}
 	visited := 0
@@ -312,7 +115,8 @@ func (w *Workspace) walk(ctx context.Context, base string, extra *ignoreList, fn
 			}
 			continue
 		}
-		ign := d.ign.push(loadIgnoreFile(p.root, filepath.Join(d.rootRel, ".gitignore"), d.abs))
+		ign := d.ign.push(listedIgnores(entries), rootIgnores(p.root, d.rootRel, d.abs))
+		rules := ign.rules(d.abs)
 		for _, e := range entries {
 			isDir := e.IsDir()
 			if isDir && skipDirName(e.Name()) {
@@ -323,7 +127,7 @@ func (w *Workspace) walk(ctx context.Context, base string, extra *ignoreList, fn
 			if d.rel != "" {
 				rel = d.rel + "/" + e.Name()
 			}
-			if excluded(extra, ign, abs, rel, isDir) {
+			if excluded(extra, rules, d.rel, e.Name(), isDir) {
 				continue
 			}
 			if visited++; visited > maxWalkEntries {
@@ -342,15 +146,45 @@ func (w *Workspace) walk(ctx context.Context, base string, extra *ignoreList, fn
 	return stats, nil
 }
 
+// walkBase holds the workspace folder of a walk's base (release it) and
+// returns the base relative to it without links, so every folder below
+// is reached through real folders only: a folder swapped for a link
+// meanwhile is refused, not followed out.
+func (w *Workspace) walkBase(base string) (place, string, error) {
+	p, err := w.place(base)
+	if err != nil {
+		return p, "", fmt.Errorf("read folder %s: %w", base, err)
+	}
+	baseRel, err := p.resolveLinks(p.rel, true)
+	if err != nil {
+		p.release()
+		return p, "", fmt.Errorf("read folder %s: %w", base, p.named(err))
+	}
+	return p, baseRel, nil
+}
+
 // excluded applies the tool's patterns first (so "!vendor" can re-include
 // what a .gitignore hides), then the .gitignore chain.
-func excluded(extra *ignoreList, ign *ignoreStack, abs, rel string, isDir bool) bool {
+// The entry is name in the folder dirRel below the walk base.
+func excluded(extra *ignoreList, rules folderRules, dirRel, name string, isDir bool) bool {
 	if extra != nil {
-		if ignored, decided := extra.match(rel, isDir); decided {
+		if ignored, decided := extra.match(dirRel, name, isDir); decided {
 			return ignored
 		}
 	}
-	return ign.ignored(abs, isDir)
+	return rules.ignored(name, isDir)
+}
+
+// listedIgnores answers folderIgnores from a folder's entries.
+func listedIgnores(entries []fs.DirEntry) folderIgnores {
+	return func(name string) (bool, bool) {
+		for _, e := range entries {
+			if e.Name() == name {
+				return true, e.IsDir()
+			}
+		}
+		return false, false
+	}
 }
 
 // isNotExist reports a missing file, including a missing parent folder.

@@ -8,60 +8,6 @@ import (
 	"testing"
 )
 
-func TestIgnoreListMatch(t *testing.T) {
-	tests := []struct {
-		name  string
-		lines []string
-		path  string
-		isDir bool
-		want  bool
-	}{
-		{"basename at any depth", []string{"*.log"}, "a/b/x.log", false, true},
-		{"basename no match", []string{"*.log"}, "a/b/x.go", false, false},
-		{"question mark is one character", []string{"file?.txt"}, "file1.txt", false, true},
-		{"question mark needs a character", []string{"file?.txt"}, "file.txt", false, false},
-		{"plus is literal", []string{"a+b"}, "a+b", false, true},
-		{"plus is not a regexp", []string{"a+b"}, "aab", false, false},
-		{"inner slash anchors", []string{"docs/build"}, "docs/build", true, true},
-		{"inner slash does not float", []string{"docs/build"}, "x/docs/build", true, false},
-		{"leading slash anchors", []string{"/out"}, "out", true, true},
-		{"leading slash anchors, deeper", []string{"/out"}, "a/out", true, false},
-		{"dir-only pattern on a folder", []string{"build/"}, "x/build", true, true},
-		{"dir-only pattern skips files", []string{"build/"}, "build", false, false},
-		{"negation re-includes", []string{"*.log", "!keep.log"}, "keep.log", false, false},
-		{"last match wins", []string{"!keep.log", "*.log"}, "keep.log", false, true},
-		{"comment ignored", []string{"#x"}, "#x", false, false},
-		{"escaped hash", []string{`\#x`}, "#x", false, true},
-		{"braces are literal", []string{"{a,b}"}, "a", false, false},
-		{"braces match themselves", []string{"{a,b}"}, "{a,b}", false, true},
-		{"trailing spaces dropped", []string{"x.txt  "}, "x.txt", false, true},
-		{"CR dropped", []string{"x.txt\r"}, "x.txt", false, true},
-		{"double star inside", []string{"a/**/b"}, "a/x/y/b", false, true},
-		{"double star zero folders", []string{"a/**/b"}, "a/b", false, true},
-		{"trailing double star matches inside", []string{"gen/**"}, "gen/x/y.go", false, true},
-		{"trailing double star not the folder", []string{"gen/**"}, "gen", true, false},
-		{"character class", []string{"[ab].txt"}, "b.txt", false, true},
-	}
-	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			l, err := newIgnoreList("/r", tc.lines, false)
-			if err != nil {
-				t.Fatal(err)
-			}
-			got, _ := l.match(tc.path, tc.isDir)
-			if got != tc.want {
-				t.Errorf("%q on %q (dir %v) = %v, want %v", tc.lines, tc.path, tc.isDir, got, tc.want)
-			}
-		})
-	}
-	if _, err := newIgnoreList("/r", []string{"[unclosed"}, false); err == nil {
-		t.Error("strict list accepted an invalid pattern")
-	}
-	if l, err := newIgnoreList("/r", []string{"[unclosed", "*.tmp"}, true); err != nil || len(l.rules) != 1 {
-		t.Errorf("lenient list: %v, %d rules; want the invalid line skipped and 1 rule", err, len(l.rules))
-	}
-}
-
 // walkRels walks base and returns every visited path, relative to base.
 func walkRels(t *testing.T, ws *Workspace, base string, extra *ignoreList) []string {
 	t.Helper()

@@ -1,16 +1,17 @@
 // Command checkrelease checks what scripts/release built into a folder:
 //
-//	go run ./scripts/checkrelease DIR VERSION
+//	go run ./scripts/checkrelease DIR VERSION [OS/ARCH...]
 //
-// For each of the six platforms (linux, darwin, windows × amd64, arm64) the
-// binary agentls-VERSION-OS-ARCH[.exe] must be an executable of that OS and
+// For each platform named (by default the six: linux, darwin, windows ×
+// amd64, arm64; scripts/release --only builds fewer) the binary agentls-VERSION-OS-ARCH[.exe] must be an executable of that OS and
 // architecture (read with debug/elf, debug/macho, debug/pe) holding the
 // stamped VERSION, and agentls-VERSION-TARGET.vsix must be the VS Code
 // extension for that platform with exactly that binary as bin/agentls
 // (agentls.exe on Windows), executable. agentls-VERSION.vsix, the universal
 // extension, must hold no binary. SHA256SUMS must list every file with its
 // sum. The binary for the machine running the check must print
-// "agentls VERSION" for `agentls version`. scripts/test runs it.
+// "agentls VERSION" for `agentls version`. scripts/test runs it on the
+// release it builds for its own platform.
 package main
 
 import (
@@ -49,11 +50,16 @@ var platforms = []platform{
 }
 
 func main() {
-	if len(os.Args) != 3 {
-		fmt.Fprintln(os.Stderr, "usage: go run ./scripts/checkrelease DIR VERSION")
+	if len(os.Args) < 3 {
+		fmt.Fprintln(os.Stderr, "usage: go run ./scripts/checkrelease DIR VERSION [OS/ARCH...]")
 		os.Exit(2)
 	}
-	problems := check(os.Args[1], os.Args[2])
+	only, err := choose(os.Args[3:])
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "checkrelease:", err)
+		os.Exit(2)
+	}
+	problems := check(os.Args[1], os.Args[2], only)
 	for _, p := range problems {
 		fmt.Fprintln(os.Stderr, "checkrelease:", p)
 	}
@@ -62,14 +68,30 @@ func main() {
 	}
 }
 
-func check(dir, version string) []string {
+// choose returns the platforms named as OS/ARCH, all of them when none is.
+func choose(names []string) ([]platform, error) {
+	if len(names) == 0 {
+		return platforms, nil
+	}
+	var chosen []platform
+	for _, name := range names {
+		i := slices.IndexFunc(platforms, func(p platform) bool { return p.goos+"/"+p.goarch == name })
+		if i < 0 {
+			return nil, fmt.Errorf("%s: not a platform of the release (linux, darwin or windows / amd64 or arm64)", name)
+		}
+		chosen = append(chosen, platforms[i])
+	}
+	return chosen, nil
+}
+
+func check(dir, version string, only []platform) []string {
 	var problems []string
 	fail := func(format string, args ...any) { problems = append(problems, fmt.Sprintf(format, args...)) }
 
 	want := map[string]bool{"SHA256SUMS": true}
 	universal := "agentls-" + version + ".vsix"
 	want[universal] = true
-	for _, p := range platforms {
+	for _, p := range only {
 		bin := p.binary(version)
 		vsix := "agentls-" + version + "-" + p.target + ".vsix"
 		want[bin], want[vsix] = true, true

@@ -1,4 +1,5 @@
--- A small harness for driving agentls from headless Neovim 0.7.2.
+-- A small harness for driving agentls from headless Neovim (0.7.2, 0.10,
+-- 0.12: every scenario runs on each).
 --
 -- A scenario script loads it with
 --
@@ -11,9 +12,10 @@
 -- $AGENTLS_E2E_RESULT before it quits Neovim: `qall!` on success, `cquit`
 -- with rec.error set when the scenario raised an error.
 --
--- Only 0.7.2 APIs are used: vim.lsp.start_client + vim.lsp.buf_attach_client
--- (vim.lsp.start is 0.8+), handlers looked up by method name in the
--- client's `handlers` table, vim.wait for polling the event loop.
+-- It uses 0.7.2's APIs (vim.lsp.start_client + vim.lsp.buf_attach_client,
+-- handlers looked up by method name in the client's `handlers` table,
+-- vim.wait for polling the event loop), and newer ones where 0.7's are gone
+-- (server_pid, health, clients_of).
 
 local M = {}
 
@@ -34,7 +36,25 @@ end
 -- wait polls the event loop until cond() is true; it raises an error
 -- naming `what` after timeout_ms.
 function M.wait(rec, timeout_ms, cond, what)
-  local ok = vim.wait(timeout_ms, cond, 10)
+  local ok
+  if rec.co and coroutine.running() == rec.co then
+    -- A run_co scenario: poll from a timer, so Neovim's main loop runs
+    -- meanwhile and reads typed keys as in a person's session.
+    local deadline = vim.loop.hrtime() + timeout_ms * 1e6
+    local function poll()
+      if cond() then
+        rec.resume(true)
+      elseif vim.loop.hrtime() > deadline then
+        rec.resume(false)
+      else
+        vim.defer_fn(poll, 10)
+      end
+    end
+    vim.defer_fn(poll, 0)
+    ok = coroutine.yield()
+  else
+    ok = vim.wait(timeout_ms, cond, 10)
+  end
   if not ok then
     error(string.format('timed out after %d ms waiting for %s', timeout_ms, what), 2)
   end
@@ -126,7 +146,7 @@ function M.start(rec, opts)
     handlers = handlers,
     on_init = function(client, result)
       rec.initialized = true
-      rec.server_pid = client.rpc.pid
+      rec.server_pid = M.server_pid(client)
       local caps = result.capabilities or {}
       rec.commands = (caps.executeCommandProvider or {}).commands
       rec.server_info = result.serverInfo
@@ -220,7 +240,7 @@ function M.edit_ready(rec, path)
     return #c == 1 and c[1].ready
   end, 'client initialized')
   local client = vim.lsp.get_client_by_id(agentls.clients()[1].id)
-  rec.server_pid = client.rpc.pid
+  rec.server_pid = M.server_pid(client)
   return vim.api.nvim_get_current_buf(), client
 end
 
@@ -231,6 +251,53 @@ function M.stop_plugin(rec)
   M.wait(rec, 5000, function()
     return #agentls.clients() == 0
   end, 'server exit')
+end
+
+-- record_messages records every vim.notify message in rec.messages.
+function M.record_messages(rec)
+  rec.messages = {}
+  local notify = vim.notify
+  vim.notify = function(msg, level, opts)
+    table.insert(rec.messages, tostring(msg))
+    return notify(msg, level, opts)
+  end
+end
+
+-- server_pid is the pid of a client's server: client.rpc.pid up to 0.9,
+-- else the agentls process among Neovim's children (0.10+ keep the
+-- process handle private).
+function M.server_pid(client)
+  if client.rpc and type(client.rpc.pid) == 'number' then
+    return client.rpc.pid
+  end
+  for _, pid in ipairs(vim.api.nvim_get_proc_children(vim.fn.getpid())) do
+    local p = vim.api.nvim_get_proc(pid)
+    if p and tostring(p.name):match('agentls') then
+      return pid
+    end
+  end
+end
+
+-- clients_of counts the clients attached to buf (buf_get_clients is
+-- gone in 0.12).
+function M.clients_of(buf)
+  if vim.lsp.get_clients then
+    return #vim.lsp.get_clients({ bufnr = buf })
+  end
+  return #vim.tbl_keys(vim.lsp.buf_get_clients(buf))
+end
+
+-- health runs :checkhealth NAME and returns its lines in 0.7's form
+-- ("OK: …", "WARNING: …", "ERROR: …"; 0.10+ write "- OK …").
+function M.health(name)
+  vim.cmd('checkhealth ' .. name)
+  local out = {}
+  for _, l in ipairs(vim.api.nvim_buf_get_lines(0, 0, -1, false)) do
+    l = l:gsub('^%s*%- (OK) ', '%1: '):gsub('^%s*%- (WARNING) ', '%1: '):gsub('^%s*%- (ERROR) ', '%1: ')
+    l = l:gsub('^%s*%- ⚠️ (WARNING) ', '%1: '):gsub('^%s*%- ❌ (ERROR) ', '%1: '):gsub('^%s*%- ✅ (OK) ', '%1: ')
+    table.insert(out, l)
+  end
+  return out
 end
 
 -- text is a buffer's lines joined by "\n"; disk a file's bytes (nil: no
@@ -259,7 +326,7 @@ end
 -- finish writes rec to $AGENTLS_E2E_RESULT and quits Neovim: exit 0
 -- when err is nil, 1 with rec.error = err otherwise.
 local function finish(rec, err)
-  rec.t0 = nil
+  rec.t0, rec.co, rec.resume = nil, nil, nil
   rec.error = err and tostring(err) or nil
   local wok, werr = pcall(write, M.env('AGENTLS_E2E_RESULT'), rec)
   if not wok then
@@ -294,6 +361,29 @@ function M.run_async(scenario, timeout_ms)
   if not ok then
     done(err)
   end
+end
+
+-- run_co runs scenario(rec) in a coroutine whose waits (M.wait) return
+-- to Neovim's main loop, so keys typed meanwhile (nvim_input, nvim
+-- --remote-send) are read as in a person's session, on every version:
+-- 0.10+ answer the server's requests in a coroutine and read no keys
+-- inside a vim.wait.
+function M.run_co(scenario, timeout_ms)
+  M.run_async(function(rec, done)
+    rec.co = coroutine.create(function()
+      scenario(rec)
+    end)
+    function rec.resume(...)
+      local ok, err = coroutine.resume(rec.co, ...)
+      if not ok then
+        done(debug.traceback(rec.co, err))
+      elseif coroutine.status(rec.co) == 'dead' then
+        rec.co, rec.resume = nil, nil
+        done()
+      end
+    end
+    rec.resume()
+  end, timeout_ms)
 end
 
 -- run runs scenario(rec) with a fresh record, writes the record to

@@ -21,7 +21,11 @@ h.run(function(rec)
     end, what .. ': turn over')
   end
 
-  vim.lsp.buf.range_code_action(nil, { 1, 0 }, { 1, 4 })
+  if vim.lsp.buf.range_code_action then
+    vim.lsp.buf.range_code_action(nil, { 1, 0 }, { 1, 4 })
+  else -- 0.10+
+    vim.lsp.buf.code_action({ range = { start = { 1, 0 }, ['end'] = { 1, 4 } } })
+  end
   turn(1, 'selection')
   vim.api.nvim_win_set_cursor(0, { 2, 0 })
   vim.lsp.buf.code_action()

@@ -58,8 +58,7 @@ h.run(function(rec)
     rec.client_cmd = vim.lsp.get_client_by_id(clients[1].id).config.cmd
   end
 
-  vim.cmd('checkhealth agentls')
-  rec.health = vim.api.nvim_buf_get_lines(0, 0, -1, false)
+  rec.health = h.health('agentls')
   agentls.stop()
   h.wait(rec, 5000, function()
     return #agentls.clients() == 0

@@ -7,6 +7,15 @@
 -- and a; A, R) and with review_answer().
 local h = dofile(vim.fn.fnamemodify(debug.getinfo(1, 'S').source:sub(2), ':p:h') .. '/harness.lua')
 
+-- settle waits until a review's keys count (keys typed as it appears do
+-- nothing for util.settle_ms).
+local function settle(rec)
+  local t = vim.loop.hrtime()
+  h.wait(rec, 2000, function()
+    return vim.loop.hrtime() - t > (require('agentls.util').settle_ms + 50) * 1e6
+  end, 'the review settled')
+end
+
 h.run(function(rec)
   local agentls = require('agentls')
   local _, client = h.edit_ready(rec)
@@ -48,6 +57,7 @@ h.run(function(rec)
   end
   rec.review_yielded = not rdone
   rec.review_buffer = vim.api.nvim_buf_get_name(0)
+  settle(rec)
   vim.cmd('normal r')
   vim.cmd('normal a')
   h.wait(rec, 5000, function()
@@ -72,6 +82,7 @@ h.run(function(rec)
       error('review handler failed in the coroutine: ' .. tostring(err))
     end
     out.buffer = vim.api.nvim_buf_get_name(0)
+    settle(rec)
     keys(out)
     h.wait(rec, 5000, function()
       return out.done

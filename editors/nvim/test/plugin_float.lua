@@ -1,7 +1,8 @@
 -- Scenario: Neovim's own vim.ui.select (plugin_init.lua leaves it with
 -- AGENTLS_PLUGIN_NO_STUB=1) is inputlist(), which would hold every key, so
 -- the plugin asks in a float of its own. :AgentAsk; the agent's command is
--- asked; the scenario records the float, types 1 (Allow) and returns to
+-- asked; the scenario records the float, types q at once (dropped: keys
+-- typed as a question appears never answer it), 1 (Allow) 600 ms later and returns to
 -- the main loop, which reads the key as typed; when the turn is over it
 -- records the windows.
 --
@@ -38,5 +39,10 @@ h.run_async(function(rec, done)
       done()
     end
   end })
-  vim.api.nvim_input('1<CR>')
+  -- Typed as the float appears (meant for something else): dropped, or it
+  -- would dismiss the ask. 600 ms later the person answers.
+  vim.api.nvim_input('q')
+  vim.defer_fn(function()
+    vim.api.nvim_input('1<CR>')
+  end, 600)
 end, 40000)

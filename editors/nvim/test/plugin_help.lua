@@ -1,5 +1,6 @@
--- Scenario: :helptags on the plugin's doc folder (a copy, given as
--- $AGENTLS_PLUGIN_DOC), then :help for each tag in $AGENTLS_PLUGIN_TAGS
+-- Scenario: the plugin's plugin/agentls.lua is sourced from a copy of the
+-- plugin (doc/ given as $AGENTLS_PLUGIN_DOC) without :helptags, as a plugin
+-- manager's local folder loads it, then :help for each tag in $AGENTLS_PLUGIN_TAGS
 -- (comma-separated): it records the help file and the line each opens at.
 -- Then :checkhealth agentls, whose report it records.
 local h = dofile(vim.fn.fnamemodify(debug.getinfo(1, 'S').source:sub(2), ':p:h') .. '/harness.lua')
@@ -7,8 +8,9 @@ local h = dofile(vim.fn.fnamemodify(debug.getinfo(1, 'S').source:sub(2), ':p:h')
 h.run(function(rec)
   local doc = h.env('AGENTLS_PLUGIN_DOC')
   vim.opt.runtimepath:prepend(vim.fn.fnamemodify(doc, ':h'))
-  vim.cmd('helptags ' .. vim.fn.fnameescape(doc))
-  h.step(rec, 'helptags')
+  vim.g.loaded_agentls = nil
+  vim.cmd('source ' .. vim.fn.fnameescape(vim.fn.fnamemodify(doc, ':h') .. '/plugin/agentls.lua'))
+  h.step(rec, 'plugin sourced')
   rec.help = {}
   for _, tag in ipairs(vim.split(h.env('AGENTLS_PLUGIN_TAGS'), ',', { plain = true })) do
     local ok, err = pcall(vim.cmd, 'help ' .. tag)
@@ -20,7 +22,6 @@ h.run(function(rec)
     table.insert(rec.help, entry)
     pcall(vim.cmd, 'helpclose')
   end
-  vim.cmd('checkhealth agentls')
-  rec.health = vim.api.nvim_buf_get_lines(0, 0, -1, false)
+  rec.health = h.health('agentls')
   h.step(rec, 'checkhealth')
 end)

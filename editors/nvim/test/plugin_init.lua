@@ -16,8 +16,9 @@
 -- cmd; with AGENTLS_PLUGIN_FIND=1 setup() gets no cmd and the plugin finds
 -- agentls itself), AGENTLS_E2E_MODEL, optional AGENTLS_PLUGIN_MODE
 -- (permissions.mode), AGENTLS_PLUGIN_REVIEW=0 (setup review = false),
--- AGENTLS_PLUGIN_ASK_UI (setup ask_ui), AGENTLS_PLUGIN_NO_STUB=1 (keep
--- Neovim's own vim.ui.select).
+-- AGENTLS_PLUGIN_ASK_UI (setup ask_ui), AGENTLS_PLUGIN_ASK_TIMEOUT (setup
+-- ask_timeout), AGENTLS_PLUGIN_TYPO (an unknown option, set to 'x'),
+-- AGENTLS_PLUGIN_NO_STUB=1 (keep Neovim's own vim.ui.select).
 vim.opt.runtimepath:prepend(vim.env.AGENTLS_PLUGIN_RTP)
 
 _G.agentls_test = { selects = {}, inputs = {}, never = {} }
@@ -99,10 +100,16 @@ end
 
 local mode = vim.env.AGENTLS_PLUGIN_MODE
 local ask_ui = vim.env.AGENTLS_PLUGIN_ASK_UI
-require('agentls').setup({
+local opts = {
   review = vim.env.AGENTLS_PLUGIN_REVIEW ~= '0',
   ask_ui = (ask_ui and ask_ui ~= '') and ask_ui or nil,
   cmd = vim.env.AGENTLS_PLUGIN_FIND ~= '1' and { vim.env.AGENTLS_E2E_BIN, 'serve', '--stdio' } or nil,
   model = vim.env.AGENTLS_E2E_MODEL,
   permissions = (mode and mode ~= '') and { mode = mode } or nil,
-})
+  ask_timeout = tonumber(vim.env.AGENTLS_PLUGIN_ASK_TIMEOUT or ''),
+}
+-- AGENTLS_PLUGIN_TYPO: an option name setup() does not know, as a typo.
+if vim.env.AGENTLS_PLUGIN_TYPO and vim.env.AGENTLS_PLUGIN_TYPO ~= '' then
+  opts[vim.env.AGENTLS_PLUGIN_TYPO] = 'x'
+end
+require('agentls').setup(opts)

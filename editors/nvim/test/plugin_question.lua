@@ -1,42 +1,36 @@
--- Scenario: the agent asks questions through agentls/question while a
--- turn runs (:AgentAsk). On Neovim 0.7-0.9 the request is answered
--- synchronously, so the plugin asks with input() for free text and with a
--- float of its own for choices — both read typed keys while the handler
--- waits. At each User AgentlsQuestion (each wait) the scenario types
--- (400 ms later: keys typed as a question appears are dropped) the next
--- entry of $AGENTLS_PLUGIN_KEYS (comma-separated, key notation); it
--- records each float's text. The Go test's model endpoint reads the answers from the
--- tool results.
+-- Scenario: the agent asks questions (agentls/askQuestion, out of band)
+-- while a turn runs (:AgentAsk). Each shows in the plugin's float; at each
+-- User AgentlsQuestion the scenario records the float's text and, 600 ms
+-- later (keys typed as a question appears do nothing), types the next
+-- entry of $AGENTLS_PLUGIN_KEYS (comma-separated, key notation) as a
+-- person would, Neovim's main loop reading them. The Go test's model
+-- endpoint reads the answers from the tool results.
 --
 -- Environment: AGENTLS_E2E_ROOT, AGENTLS_E2E_FILE, AGENTLS_E2E_RESULT,
 -- AGENTLS_PLUGIN_KEYS.
 local h = dofile(vim.fn.fnamemodify(debug.getinfo(1, 'S').source:sub(2), ':p:h') .. '/harness.lua')
 
-h.run(function(rec)
+h.run_co(function(rec)
   local agentls = require('agentls')
   local keys = vim.split(h.env('AGENTLS_PLUGIN_KEYS'), ',', { plain = true })
-  rec.questions, rec.floats = 0, {}
+  rec.questions, rec.floats, rec.focused = 0, {}, {}
   vim.api.nvim_create_autocmd('User', { pattern = 'AgentlsQuestion', callback = function()
     rec.questions = rec.questions + 1
     rec.status_asked = agentls.status()
-    local k = table.remove(keys, 1) or '<Esc>'
+    local buf = vim.api.nvim_get_current_buf()
+    table.insert(rec.floats, table.concat(vim.api.nvim_buf_get_lines(buf, 0, -1, false), '\n'))
+    table.insert(rec.focused, vim.api.nvim_buf_get_name(buf):match('^agentls://question/') ~= nil)
+    local k = table.remove(keys, 1) or 'q'
     vim.defer_fn(function()
       vim.api.nvim_input(k)
-    end, 400)
+    end, 600)
   end })
-  local chooser = require('agentls.chooser')
-  local select = chooser.select
-  chooser.select = function(items, opts, on_choice)
-    local shown = select(items, opts, on_choice)
-    table.insert(rec.floats, table.concat(vim.api.nvim_buf_get_lines(shown.buf, 0, -1, false), '\n'))
-    return shown
-  end
 
   h.edit_ready(rec)
   vim.cmd('AgentAsk add storage')
   h.wait(rec, 20000, function()
-    return agentls.status() == 'idle' and rec.questions >= 6
+    return agentls.status() == 'idle' and rec.questions >= 4
   end, 'turn done')
   rec.windows_after = _G.agentls_test.windows()
   h.stop_plugin(rec)
-end)
+end, 40000)

@@ -2,7 +2,7 @@
 -- then b.txt, two hunks each, and each change arrives as agentls/review.
 -- The first review is answered with typed keys, as a person would (r on
 -- hunk 1, then a on hunk 2: typed input, which on 0.7-0.9 reaches the
--- review while the request handler waits; typed 400 ms after it shows,
+-- review while the request handler waits; typed 600 ms after it shows,
 -- since keys typed just before or as it appears are dropped); the second with
 -- require('agentls').review_answer({accept = {1}}). At each review it
 -- records the review buffer, its windows and clients; after the turn the
@@ -14,7 +14,7 @@ local h = dofile(vim.fn.fnamemodify(debug.getinfo(1, 'S').source:sub(2), ':p:h')
 
 local text, disk = h.text, h.disk
 
-h.run(function(rec)
+h.run_co(function(rec)
   local agentls = require('agentls')
   local root = h.env('AGENTLS_E2E_ROOT')
   vim.cmd('edit ' .. vim.fn.fnameescape(root .. '/b.txt'))
@@ -30,13 +30,12 @@ h.run(function(rec)
         wins = wins + 1
       end
     end
-    local clients = vim.lsp.buf_get_clients(buf)
     table.insert(rec.reviews, {
       name = vim.api.nvim_buf_get_name(buf),
       buftype = vim.bo[buf].buftype,
       filetype = vim.bo[buf].filetype,
       modifiable = vim.bo[buf].modifiable,
-      clients = #vim.tbl_keys(clients),
+      clients = h.clients_of(buf),
       windows = wins,
       text = text(buf),
       status = agentls.status(),
@@ -49,7 +48,7 @@ h.run(function(rec)
       -- Typed: r rejects hunk 1 and moves to hunk 2, a accepts it.
       vim.defer_fn(function()
         vim.api.nvim_input('ra')
-      end, 400)
+      end, 600)
     else
       vim.defer_fn(function()
         rec.answered = agentls.review_answer({ accept = { 1 } })
@@ -79,4 +78,4 @@ h.run(function(rec)
   rec.windows_after = _G.agentls_test.windows()
   rec.log = require('agentls.transcript').lines()
   h.stop_plugin(rec)
-end)
+end, 60000)

@@ -6,7 +6,7 @@
 -- Environment: AGENTLS_E2E_ROOT, AGENTLS_E2E_FILE, AGENTLS_E2E_RESULT.
 local h = dofile(vim.fn.fnamemodify(debug.getinfo(1, 'S').source:sub(2), ':p:h') .. '/harness.lua')
 
-h.run(function(rec)
+h.run_co(function(rec)
   local agentls = require('agentls')
   local buf = h.edit_ready(rec)
   rec.reviews = 0
@@ -14,7 +14,7 @@ h.run(function(rec)
     rec.reviews = rec.reviews + 1
     vim.defer_fn(function()
       vim.api.nvim_input(':AgentCancel<CR>')
-    end, 400)
+    end, 600)
   end })
   vim.cmd('AgentAsk greet agentls')
   h.wait(rec, 20000, function()
@@ -24,4 +24,4 @@ h.run(function(rec)
   rec.windows_after = _G.agentls_test.windows()
   rec.log = require('agentls.transcript').lines()
   h.stop_plugin(rec)
-end)
+end, 40000)

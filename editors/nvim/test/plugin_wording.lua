@@ -7,12 +7,7 @@
 local h = dofile(vim.fn.fnamemodify(debug.getinfo(1, 'S').source:sub(2), ':p:h') .. '/harness.lua')
 
 h.run(function(rec)
-  rec.messages = {}
-  local notify = vim.notify
-  vim.notify = function(msg, level, opts)
-    table.insert(rec.messages, tostring(msg))
-    return notify(msg, level, opts)
-  end
+  h.record_messages(rec)
   h.edit_ready(rec)
   local function answered(what)
     local before = #rec.messages

@@ -244,7 +244,7 @@ export class AgentClient implements vscode.Disposable {
     const now = readSettings();
     const was = this.startedWith;
     const client = this.client;
-    if (!client || client.state !== State.Running || !was || now.path !== was.path || (was.model && !now.model) || (was.mode && !now.mode)) {
+    if (!client || client.state !== State.Running || !was || now.path !== was.path || (was.model && !now.model) || (was.providers && !now.providers) || (was.mode && !now.mode)) {
       return false;
     }
     await client.sendNotification(DidChangeConfigurationNotification.type, { settings: null });

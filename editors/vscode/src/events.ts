@@ -4,13 +4,18 @@
 
 import type { Todo } from './chat/entries';
 
-/** One `agentls/event`: exactly one line of `agentls run --json`. */
+/**
+ * One `agentls/event`: exactly one line of `agentls run --json`. The
+ * fields are those of docs/events.schema.json, the one description of the
+ * events (test/unit/schema.test.ts fails when they drift apart).
+ */
 export interface AgentEvent {
   type: string;
   session_id?: string;
   turn_id?: string;
   parent_id?: string;
   text?: string;
+  /** The tool call's id, on tool_call, permission and tool_result. */
   id?: string;
   name?: string;
   title?: string;
@@ -18,6 +23,10 @@ export interface AgentEvent {
   is_error?: boolean;
   content?: string;
   diff?: string;
+  /** The change of a tool_result as data. */
+  hunks?: Hunk[];
+  /** What a tool call does: read, edit, delete, move, search, execute, fetch, think, other. */
+  kind?: string;
   reason?: string;
   message?: string;
   tool?: string;
@@ -25,21 +34,34 @@ export interface AgentEvent {
   scope?: string;
   decision?: string;
   source?: string;
+  rule?: string;
   channel?: string;
-  todos?: Todo[];
+  event?: string;
+  command?: string;
+  exit_code?: number;
+  duration_ms?: number;
+  usage?: Usage;
   turn_usage?: Usage;
   session_usage?: Usage;
+  todos?: Todo[];
 }
 
 export interface Usage {
-  input_tokens?: number;
-  output_tokens?: number;
+  input_tokens: number;
+  output_tokens: number;
   cache_read_tokens?: number;
   cache_write_tokens?: number;
 }
 
-/** Tools whose successful result changed a file (the turn can be reverted). */
-const fileTools = new Set(['edit', 'multiedit', 'write', 'lsp_rename', 'lsp_replace_symbol']);
+/** One hunk of a change: the old and new text of the lines it covers. */
+export interface Hunk {
+  path: string;
+  old_start: number;
+  new_start: number;
+  old: string;
+  new: string;
+  created?: boolean;
+}
 
 /** What the status bar item shows. */
 export type Status = 'starting' | 'idle' | 'working' | 'waiting' | 'stopped';
@@ -103,7 +125,8 @@ export class SessionState {
         }
         break;
       case 'tool_result':
-        if (!e.is_error && fileTools.has(e.name ?? '') && e.turn_id) {
+        // A result that changed a file carries its hunks.
+        if (!e.is_error && (e.hunks?.length ?? 0) > 0 && e.turn_id) {
           this.changedTurnId = e.turn_id;
         }
         break;

@@ -17,6 +17,7 @@ import { AgentEvent, SessionState, Status } from './events';
 import { mentionFiles } from './mentions';
 import { AskArgs, AskReply, RevertReply, serverCommand, SessionInfo } from './protocol';
 import { ignoredWorkspaceSettings, openSettings, readSettings, restrictedSettings } from './settings';
+import type { SandboxStatus } from './sandbox';
 import { StatusBar } from './status';
 
 /** The extension's own command ids (the server's are agentls.*, registered by the language client). */
@@ -43,6 +44,10 @@ class Agentls implements vscode.Disposable, ChatActions {
   private readonly asks: Asks;
   private readonly client: AgentClient;
   private readonly statusBar: StatusBar;
+  /** What the running server's sandbox enforces (agentls.sandbox). */
+  private sandbox: SandboxStatus | undefined;
+  /** agentls.model answered no model: the status says so before a prompt fails. */
+  private noModel = false;
   private readonly editorContext = new EditorContext();
   private restartAfterTurn = false;
   /** The context a code action gave the next prompt (instead of the editor's). */
@@ -66,7 +71,7 @@ class Agentls implements vscode.Disposable, ChatActions {
       showMessage: (p) => this.showMessage(p.type, p.message),
       codeActionAsk: (a) => this.codeActionAsk(a),
     });
-    this.statusBar = new StatusBar({ showChat: command.showChat, answer: command.answer, restart: command.restart, revert: command.revertLastTurn });
+    this.statusBar = new StatusBar({ showChat: command.showChat, answer: command.answer, restart: command.restart, revert: command.revertLastTurn, settings: command.openSettings });
     this.chat.connect(this);
     this.disposables.push(this.client, this.chat, this.asks, this.statusBar, this.editorContext);
   }
@@ -102,6 +107,11 @@ class Agentls implements vscode.Disposable, ChatActions {
         }
         if (s === 'starting') {
           this.resume = true;
+        }
+        this.sandbox = undefined;
+        if (s === 'running') {
+          void this.readSandbox();
+          void this.readModel();
         }
         this.updateStatus();
       }),
@@ -349,7 +359,14 @@ class Agentls implements vscode.Disposable, ChatActions {
     this.warnIgnoredSettings();
     const s = readSettings();
     const what = [s.model ? `the model ${s.model}` : '', s.mode ? `${s.mode} mode` : ''].filter((x) => x).join(' and ');
+    const bad = s.model ? badModel(s.model) : undefined;
     if (await this.client.settingsChanged()) {
+      void this.readModel();
+      if (bad) {
+        // Not announced as applied: agentls refuses prompts until it is fixed.
+        this.chat.addNotice('error', bad);
+        return;
+      }
       this.chat.addNotice('info', `Settings changed: the next prompt uses ${what || "agentls's own configuration"}.`);
       return;
     }
@@ -377,9 +394,32 @@ class Agentls implements vscode.Disposable, ChatActions {
     return l === 'running' ? this.state.status() : l;
   }
 
+  /** Asks the server what its sandbox enforces, for the status bar. */
+  /** Asks agentls which model the next prompt goes to (agentls.model): the status says when there is none. */
+  private async readModel(): Promise<void> {
+    try {
+      const m = await this.client.execute<{ model: string; problem?: string }>('agentls.model');
+      this.noModel = !m?.model;
+    } catch (e) {
+      // An older agentls: the first prompt says it instead.
+      this.noModel = false;
+      this.client.output.appendLine(`[agentls] agentls.model: ${e instanceof Error ? e.message : String(e)}`);
+    }
+    this.updateStatus();
+  }
+
+  private async readSandbox(): Promise<void> {
+    try {
+      this.sandbox = await this.client.execute<SandboxStatus>('agentls.sandbox');
+    } catch (e) {
+      this.client.output.appendLine(`[agentls] agentls.sandbox: ${e instanceof Error ? e.message : String(e)}`);
+    }
+    this.updateStatus();
+  }
+
   private updateStatus(): void {
     const status = this.status();
-    const view = { status, step: this.state.step, revertTurnId: this.state.changedTurnId, startError: this.client.startError };
+    const view = { status, step: this.state.step, revertTurnId: this.state.changedTurnId, startError: this.client.startError, sandbox: this.sandbox, noModel: this.noModel };
     this.statusBar.update(view);
     this.chat.setStatus({ status, step: view.step, revertTurnId: view.revertTurnId, context: (this.pinned ?? this.editorContext.current())?.label });
   }
@@ -389,6 +429,18 @@ class Agentls implements vscode.Disposable, ChatActions {
       d.dispose();
     }
   }
+}
+
+/**
+ * badModel says what is wrong with an agentls.model value that cannot name
+ * a model (not provider:model), or undefined. Whether the provider exists
+ * is agentls's to say (its config file may define it).
+ */
+export function badModel(model: string): string | undefined {
+  if (/^[A-Za-z0-9_.-]+:\S/.test(model)) {
+    return undefined;
+  }
+  return `The agentls.model setting "${model}" is not of the form provider:model (openai:gpt-4.1, anthropic:claude-sonnet-4-5, ollama:qwen3, or a server of agentls.providers, e.g. local:qwen3): agentls refuses prompts until it is fixed.`;
 }
 
 /** The server's error, with the VS Code setting that fixes it when it names none. */

@@ -11,14 +11,23 @@
 import * as vscode from 'vscode';
 
 /** The settings that decide what runs and what it may do without asking. */
-export const restrictedSettings = ['agentls.path', 'agentls.model', 'agentls.permissions.mode'] as const;
+export const restrictedSettings = ['agentls.path', 'agentls.model', 'agentls.providers', 'agentls.permissions.mode'] as const;
 export type RestrictedSetting = (typeof restrictedSettings)[number];
 
 export interface Settings {
   /** agentls.path; undefined: not set (see binary.ts for what runs then). */
   path: string | undefined;
   model: string | undefined;
+  /** agentls.providers: model servers by name; undefined when none is set. */
+  providers: Record<string, ProviderSetting> | undefined;
   mode: string | undefined;
+}
+
+/** One model server of agentls.providers, in the keys of agentls's config file. */
+export interface ProviderSetting {
+  base_url?: string;
+  api_key_env?: string;
+  type?: string;
 }
 
 /** What a user-level inspect holds; globalRemoteValue is there since 1.90 but not typed. */
@@ -35,7 +44,7 @@ function inspect<T>(key: string): Inspected<T> | undefined {
 
 /** readSettings reads the restricted settings from the user's own settings. */
 export function readSettings(): Settings {
-  const user = (key: RestrictedSetting) => {
+  const user = (key: Exclude<RestrictedSetting, 'agentls.providers'>) => {
     const v = inspect<string>(key)?.globalValue;
     return typeof v === 'string' && v.trim() !== '' ? v.trim() : undefined;
   };
@@ -44,7 +53,33 @@ export function readSettings(): Settings {
   if (mode === 'auto' && !vscode.workspace.isTrusted) {
     mode = 'smart';
   }
-  return { path: user('agentls.path'), model: user('agentls.model'), mode };
+  return { path: user('agentls.path'), model: user('agentls.model'), providers: providers(inspect<unknown>('agentls.providers')?.globalValue), mode };
+}
+
+/**
+ * providers keeps the well-formed entries of agentls.providers (an object
+ * of objects with string values): VS Code shows a schema error for the
+ * rest, and agentls reports what it cannot use.
+ */
+function providers(v: unknown): Record<string, ProviderSetting> | undefined {
+  if (!v || typeof v !== 'object' || Array.isArray(v)) {
+    return undefined;
+  }
+  const out: Record<string, ProviderSetting> = {};
+  for (const [name, p] of Object.entries(v as Record<string, unknown>)) {
+    if (!p || typeof p !== 'object' || Array.isArray(p)) {
+      continue;
+    }
+    const entry: ProviderSetting = {};
+    for (const key of ['base_url', 'api_key_env', 'type'] as const) {
+      const field = (p as Record<string, unknown>)[key];
+      if (typeof field === 'string' && field.trim() !== '') {
+        entry[key] = field.trim();
+      }
+    }
+    out[name] = entry;
+  }
+  return Object.keys(out).length > 0 ? out : undefined;
 }
 
 /** The settings the server gets: initializationOptions and workspace/configuration. */
@@ -52,6 +87,9 @@ export function serverSettings(s: Settings): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   if (s.model) {
     out.model = s.model;
+  }
+  if (s.providers) {
+    out.providers = s.providers;
   }
   if (s.mode) {
     out.permissions = { mode: s.mode };

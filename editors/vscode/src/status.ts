@@ -5,13 +5,20 @@
 import * as vscode from 'vscode';
 
 import type { Status } from './events';
+import { type SandboxStatus, sandboxLine } from './sandbox';
 
 export interface StatusView {
   status: Status;
   step?: string;
   revertTurnId?: string;
   startError?: string;
+  /** What the server's agentls.sandbox answered, once it is running. */
+  sandbox?: SandboxStatus;
+  /** agentls.model answered that no model is set anywhere. */
+  noModel?: boolean;
 }
+
+
 
 /** The commands the items run. */
 export interface StatusCommands {
@@ -19,6 +26,8 @@ export interface StatusCommands {
   answer: string;
   restart: string;
   revert: string;
+  /** Opens the Settings editor on a setting (its argument). */
+  settings: string;
 }
 
 export class StatusBar implements vscode.Disposable {
@@ -46,10 +55,13 @@ export class StatusBar implements vscode.Disposable {
       waiting: { text: '$(bell-dot) agentls: waiting for you', label: 'agentls: waiting for you', tooltip: 'agentls: the agent asks you something. Click to answer.', command: c.answer },
       stopped: { text: '$(error) agentls: stopped', label: 'agentls: stopped', tooltip: `agentls: the server is not running${v.startError ? ` (${v.startError})` : ''}. Click to restart it.`, command: c.restart },
     };
-    const l = look[v.status];
+    const l = v.status === 'idle' && v.noModel
+      ? { text: '$(hubot) agentls: no model', label: 'agentls: no model', tooltip: 'agentls: no model is set. Click to set agentls.model (e.g. openai:gpt-4.1, or local:qwen3 with agentls.providers).', command: c.settings }
+      : look[v.status];
     this.main.text = l.text;
-    this.main.tooltip = l.tooltip;
-    this.main.command = l.command;
+    const sandbox = v.status === 'stopped' ? '' : sandboxLine(v.sandbox);
+    this.main.tooltip = sandbox ? `${l.tooltip}\n\n${sandbox}` : l.tooltip;
+    this.main.command = l.command === c.settings ? { command: c.settings, title: 'Open Settings', arguments: ['agentls.model'] } : l.command;
     this.main.accessibilityInformation = { label: l.label };
     this.main.backgroundColor =
       v.status === 'waiting' ? new vscode.ThemeColor('statusBarItem.warningBackground') : v.status === 'stopped' ? new vscode.ThemeColor('statusBarItem.errorBackground') : undefined;

@@ -6,6 +6,7 @@
 # and code-server into a cache outside the repository.
 #
 #   editors/vscode/test/e2e.sh          (or: cd editors/vscode && npm test)
+#   editors/vscode/test/e2e.sh --prepare  only install what the test needs
 #
 # Environment:
 #   AGENTLS_CI_CACHE   cache folder (default ~/.cache/agentls-ci): code-server lives here
@@ -79,6 +80,11 @@ if [ ! -f "$cs_dir/.installed" ]; then
   touch "$cs_dir/.installed"
 fi
 
+if [ "${1:-}" = --prepare ]; then
+  step "prepared: the packages, the extension's npm packages and code-server are in place"
+  exit 0
+fi
+
 # --- agentls and the .vsix ----------------------------------------------------
 build=$(mktemp -d "${TMPDIR:-/tmp}/agentls-vscode-build.XXXXXX")
 if [ -z "${AGENTLS_E2E_KEEP:-}" ]; then
@@ -114,6 +120,7 @@ AGENTLS_E2E_VSIX=$ext/dist/agentls.vsix \
 AGENTLS_E2E_PLATFORM_VSIX=$platform_vsix \
 AGENTLS_E2E_BIN=$(cd "$(dirname "$bin")" && pwd)/$(basename "$bin") \
 AGENTLS_E2E_ARTIFACTS=$artifacts \
+NODE_PATH=$ext/node_modules \
   node --test --test-reporter=spec "$build"/unit/*.test.js test/e2e.test.mjs || status=$?
 step "done; screenshots and logs in $artifacts"
 if [ -n "${AGENTLS_E2E_KEEP:-}" ]; then echo "# e2e.sh: kept $build"; fi

@@ -15,6 +15,7 @@
 import assert from 'node:assert/strict';
 import { spawn, execFile } from 'node:child_process';
 import fs from 'node:fs';
+import http from 'node:http';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
@@ -479,6 +480,31 @@ test('Chat: a streamed answer, the ask inline with full labels, tool output and 
     assert.equal(await ed.entries('user').count(), 1);
     await ed.page.keyboard.press('Control+A');
     await ed.page.keyboard.press('Delete');
+
+    // After the reload (a new agentls process, whose ids start again), a
+    // new ask comes at the bottom of the chat with its buttons, and the
+    // old card keeps its answer.
+    assert.equal(await ed.chat().locator('.entry.ask').count(), 1);
+    const oldAsk = ed.chat().locator('.entry.ask').first();
+    assert.match(await oldAsk.getAttribute('class'), /ask-answered/);
+    const oldText = await oldAsk.innerText();
+    await box.fill('Once more, please');
+    await box.press('Enter');
+    const again = ed.openAsk('wants to run');
+    await again.waitFor({ state: 'visible' });
+    await ed.choice(again, 'Allow').waitFor();
+    await ed.choice(again, 'Deny').waitFor();
+    await ed.waitStatus('agentls: waiting for you');
+    assert.equal(await ed.chat().locator('.entry.ask').count(), 2, 'the new ask has a card of its own');
+    assert.ok(
+      await ed.chat().locator('#log .entry').last().evaluate((e) => e.classList.contains('ask-open')),
+      'the new ask is the last entry of the chat',
+    );
+    assert.equal(await oldAsk.innerText(), oldText, 'the old card changed');
+    await ed.screenshot('5-ask-after-reload');
+    await ed.choice(again, 'Deny').click();
+    await ed.entries('turn-end').nth(1).waitFor();
+    assert.equal(await oldAsk.innerText(), oldText, 'the old card changed');
   });
 });
 
@@ -591,7 +617,8 @@ test('agentls.model set in the user settings of a running code-server window app
   await withEditor(
     'settings',
     async (ed) => {
-      await ed.waitStatus('agentls: idle');
+      // No model anywhere: the status says so before any prompt.
+      await ed.waitStatus('agentls: no model');
       const question = 'Who answers?';
       await ed.askInChat(question);
       // The error names the VS Code setting, and the prompt stays.
@@ -620,7 +647,7 @@ test('agentls.model set in the user settings of a running code-server window app
       const box = ed.chat().locator('#prompt');
       await ed.chat().getByRole('button', { name: 'Send', exact: true }).click();
       await ed.entries('assistant', 'Hello from the replay model').locator('li', { hasText: 'no window reload' }).waitFor();
-      assert.equal(await box.inputValue(), '');
+      await waitFor('the sent prompt to leave the box', async () => (await box.inputValue()) === '');
       await ed.screenshot('3-answer-after-settings');
 
       // The session is stored: Resume Session… lists it, as the one shown.
@@ -638,10 +665,119 @@ test('agentls.model set in the user settings of a running code-server window app
       await ed.entries('notice', 'Resumed this session').waitFor();
       await ed.entries('assistant', 'Hello from the replay model').waitFor();
       await ed.screenshot('5-resumed');
+
+      // A quick send — Enter at once after typing, the draft's save still
+      // pending — then Resume Session again: the sent prompt never comes
+      // back into the box.
+      const answers = await ed.entries('assistant').count();
+      await box.click();
+      await ed.page.keyboard.type('one more');
+      await ed.page.keyboard.press('Enter');
+      await waitFor('the answer to the quick send', async () => (await ed.entries('assistant').count()) > answers);
+      await ed.page.locator('.action-label[aria-label^="Resume Session"]').first().click();
+      await ed.page.locator('.quick-input-list .monaco-list-row', { hasText: 'Who answers?' }).click();
+      await ed.page.locator('.quick-input-widget').waitFor({ state: 'hidden' });
+      await new Promise((r) => setTimeout(r, 1500)); // past every draft timer and the chat's reset
+      assert.equal(await box.inputValue(), '', 'the sent prompt came back into the box');
+      await ed.screenshot('6-resumed-after-quick-send');
     },
     { 'agentls.model': undefined },
     { script: 'answer.json' },
   );
+});
+
+/**
+ * A local OpenAI-compatible model server on loopback, as llama.cpp or vLLM
+ * serve one: chat completions, streamed (server-sent events) or not. It
+ * answers every request with text and records the requests' bodies.
+ */
+async function localModelServer(text) {
+  const requests = [];
+  const server = http.createServer((req, res) => {
+    let body = '';
+    req.on('data', (c) => (body += c));
+    req.on('end', () => {
+      if (req.method !== 'POST' || !req.url.endsWith('/chat/completions')) {
+        res.writeHead(404, { 'content-type': 'application/json' });
+        res.end(JSON.stringify({ error: { message: `no ${req.method} ${req.url} here`, type: 'not_found' } }));
+        return;
+      }
+      const r = JSON.parse(body);
+      requests.push({ url: req.url, auth: req.headers.authorization, body: r });
+      const base = { id: `chatcmpl-${requests.length}`, created: 0, model: r.model };
+      const usage = { prompt_tokens: 12, completion_tokens: 5, total_tokens: 17 };
+      if (!r.stream) {
+        res.writeHead(200, { 'content-type': 'application/json' });
+        res.end(JSON.stringify({ ...base, object: 'chat.completion', choices: [{ index: 0, message: { role: 'assistant', content: text }, finish_reason: 'stop' }], usage }));
+        return;
+      }
+      res.writeHead(200, { 'content-type': 'text/event-stream' });
+      const chunk = (choices, extra = {}) => res.write(`data: ${JSON.stringify({ ...base, object: 'chat.completion.chunk', choices, ...extra })}\n\n`);
+      chunk([{ index: 0, delta: { role: 'assistant', content: '' }, finish_reason: null }]);
+      for (const word of text.split(/(?<= )/)) {
+        chunk([{ index: 0, delta: { content: word }, finish_reason: null }]);
+      }
+      chunk([{ index: 0, delta: {}, finish_reason: 'stop' }]);
+      chunk([], { usage });
+      res.end('data: [DONE]\n\n');
+    });
+  });
+  await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return { url: `http://127.0.0.1:${server.address().port}/v1`, requests, close: () => server.close() };
+}
+
+test('A local OpenAI-compatible server set up in Settings answers; a model without a provider (gpt-4o) is refused before anything runs', { timeout: 180_000 }, async () => {
+  const local = await localModelServer('Hello from the local server.');
+  try {
+    await withEditor(
+      'local-server',
+      async (ed) => {
+        await ed.waitStatus('agentls: idle');
+        await ed.askInChat('Who answers?');
+        await ed.entries('assistant', 'Hello from the local server.').waitFor();
+        assert.ok(local.requests.length >= 1, 'the local server got the prompt');
+        assert.equal(local.requests[0].body.model, 'qwen3-coder');
+        assert.equal(local.requests[0].auth, undefined, 'no key is sent to a server configured without one');
+        assert.ok(JSON.stringify(local.requests[0].body.messages).includes('Who answers?'));
+        await ed.screenshot('1-local-server-answer');
+
+        // agentls.model changed in the Settings editor to a name without a
+        // provider: the next prompt is refused and names the setting;
+        // nothing reaches any model.
+        await ed.runCommand('Preferences: Open User Settings');
+        const editor = ed.page.locator('.settings-editor');
+        await editor.waitFor();
+        await ed.page.keyboard.type('agentls.model');
+        const item = editor.locator('.setting-item-contents', { hasText: 'Agentls: Model' });
+        await item.waitFor();
+        const input = item.locator('input').first();
+        await input.fill('gpt-4o');
+        await input.press('Tab');
+        await waitFor('the user settings file to hold gpt-4o', () => fs.readFileSync(path.join(ed.dataDir, 'User', 'settings.json'), 'utf8').includes('"gpt-4o"'));
+        // Not announced as applied: an error that names the setting, with
+        // Open Settings.
+        const bad = ed.entries('notice', 'is not of the form provider:model');
+        await bad.waitFor();
+        assert.match(await bad.innerText(), /agentls\.model setting "gpt-4o"/);
+        await bad.getByRole('button', { name: 'Open Settings (agentls.model)' }).waitFor();
+        assert.equal(await ed.entries('notice', 'the next prompt uses the model gpt-4o').count(), 0, 'gpt-4o was announced as applied');
+        const before = local.requests.length;
+        const answers = await ed.entries('assistant').count();
+        await ed.askInChat('And now?');
+        const refused = ed.entries('notice', 'prompt was not sent');
+        await refused.waitFor();
+        assert.match(await refused.innerText(), /gpt-4o/);
+        assert.equal(await ed.chat().locator('#prompt').inputValue(), 'And now?', 'the refused prompt stays in the box');
+        await new Promise((r) => setTimeout(r, 1000));
+        assert.equal(local.requests.length, before, 'a refused prompt reached the model');
+        assert.equal(await ed.entries('assistant').count(), answers, 'something answered the refused prompt');
+        await ed.screenshot('2-gpt-4o-refused');
+      },
+      { 'agentls.model': 'local:qwen3-coder', 'agentls.providers': { local: { base_url: local.url } } },
+    );
+  } finally {
+    local.close();
+  }
 });
 
 test('A missing agentls binary: the status says stopped and the error names the setting', { timeout: 120_000 }, async () => {

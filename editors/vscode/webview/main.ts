@@ -49,7 +49,7 @@ const actions: RenderActions = {
 
 const prompt = new Prompt(byId('prompt'), byId('mentions'), {
   send: (text) => send(text),
-  draft: (text) => post({ type: 'draft', text }),
+  draft: (text, gen) => post({ type: 'draft', text, gen }),
   mentions: (query) => post({ type: 'mentions', query }),
 });
 
@@ -59,7 +59,7 @@ function send(text: string): void {
   }
   sending = true;
   byId<HTMLButtonElement>('send').disabled = true;
-  post({ type: 'ask', prompt: text, withContext: byId<HTMLInputElement>('with-context').checked });
+  post({ type: 'ask', prompt: text, withContext: byId<HTMLInputElement>('with-context').checked, gen: prompt.sending() });
 }
 
 byId('send').addEventListener('click', () => {
@@ -134,6 +134,7 @@ window.addEventListener('message', (ev: MessageEvent<ToView>) => {
       upsert(m.entries);
       log.scrollTop = log.scrollHeight;
       prompt.setHistory(m.history);
+      prompt.gen = Math.max(prompt.gen, m.draftGen);
       if (prompt.box.value === '' && m.draft) {
         prompt.set(m.draft);
       }

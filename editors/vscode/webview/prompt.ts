@@ -6,7 +6,8 @@ import { mentionAt } from './mention';
 
 export interface PromptHooks {
   send(text: string): void;
-  draft(text: string): void;
+  /** The box's text to keep across reloads; gen: see Prompt.gen. */
+  draft(text: string, gen: number): void;
   mentions(query: string): void;
 }
 
@@ -22,6 +23,12 @@ export class Prompt {
   private mention: { start: number; query: string } | undefined;
   private draftTimer: number | undefined;
   private mentionTimer: number | undefined;
+  /**
+   * The draft's generation: a send ends one. A draft is saved with its
+   * generation, so one typed before a send (a timer still pending, a
+   * message still on its way) can never replace what comes after it.
+   */
+  gen = 0;
 
   constructor(
     box: HTMLTextAreaElement,
@@ -44,6 +51,15 @@ export class Prompt {
   set(text: string): void {
     this.box.value = text;
     this.grow();
+  }
+
+  /**
+   * A send starts: the text typed so far is the sent prompt's (its
+   * generation, returned); what is typed from now on is a new draft.
+   */
+  sending(): number {
+    clearTimeout(this.draftTimer);
+    return this.gen++;
   }
 
   /** After a send went through: clear, and remember it. */
@@ -113,7 +129,7 @@ export class Prompt {
   private onInput(): void {
     this.grow();
     clearTimeout(this.draftTimer);
-    this.draftTimer = window.setTimeout(() => this.hooks.draft(this.box.value), 300);
+    this.draftTimer = window.setTimeout(() => this.hooks.draft(this.box.value, this.gen), 300);
     this.mention = mentionAt(this.box.value, this.box.selectionStart);
     if (!this.mention) {
       this.closeList();

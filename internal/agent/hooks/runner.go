@@ -6,11 +6,13 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"os/exec"
 	"regexp"
 	"strings"
 	"sync"
 	"time"
-	"unicode/utf8"
+
+	"github.com/agentls/agentls/internal/textclip"
 
 	"github.com/agentls/agentls/internal/tools/shell"
 	"mvdan.cc/sh/v3/syntax"
@@ -43,9 +45,13 @@ type Options struct {
 	// Dir returns the working directory of hooks (the workspace root,
 	// absolute); it is asked on every run because editors can change it.
 	Dir func() string
-	// Env is the base environment; nil means the server's. The shell
-	// removes secrets from it as it does for the bash tool.
+	// Env is the base environment; nil means the server's, through the
+	// sandbox's allow-list. The shell removes secrets from it as it does
+	// for the bash tool.
 	Env []string
+	// Start starts the hooks' programs (a sandbox's Start, which confines
+	// them); nil means exec.Cmd.Start.
+	Start func(*exec.Cmd) error
 	// OnEvent, if set, receives a TypeRun event for every hook run and a
 	// TypeWarning event for every problem with a hook. It is called from
 	// the goroutine calling Run, after its hooks are done, in
@@ -236,7 +242,7 @@ func (r *Runner) runOne(ctx context.Context, h hook, in Input, dir string, stdin
 	}
 	done := make(chan finished, 1)
 	opts := shell.Options{
-		Dir: dir, Env: r.opts.Env, Unrestricted: true,
+		Dir: dir, Env: r.opts.Env, Start: r.opts.Start, Unrestricted: true,
 		MaxOutput: maxOutput, Stdin: bytes.NewReader(stdin),
 	}
 	script := withEnv(in, h.Command)
@@ -373,12 +379,4 @@ func payload(in Input, dir string) ([]byte, error) {
 }
 
 // clip shortens s to at most n bytes, on a character boundary.
-func clip(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	for n > 0 && !utf8.RuneStart(s[n]) {
-		n--
-	}
-	return s[:n] + "…"
-}
+func clip(s string, n int) string { return textclip.Bytes(s, n, "…") }

@@ -208,6 +208,34 @@ func migrations() []string {
 		time_ns    INTEGER NOT NULL,
 		PRIMARY KEY (session_id, seq)
 	);`,
+		// 4: grants bound to the environment of the granted program
+		// (permission.Request.GrantEnv) and keyed by it. Grants for
+		// programs whose environment is now bound (go, npm, pnpm, yarn,
+		// bun, npx, node, make, cargo, pytest, python) were given without
+		// one and would never match again: they are dropped (the person is
+		// asked once more). Every other grant is kept, with no environment.
+		`CREATE TABLE grants_v4 (
+		workspace  TEXT NOT NULL,
+		tool       TEXT NOT NULL,
+		capability TEXT NOT NULL,
+		action     TEXT NOT NULL,
+		scope      TEXT NOT NULL,
+		env        TEXT NOT NULL DEFAULT '',
+		time_ns    INTEGER NOT NULL,
+		PRIMARY KEY (workspace, tool, capability, action, scope, env)
+	);
+	INSERT INTO grants_v4 (workspace, tool, capability, action, scope, env, time_ns)
+		SELECT workspace, tool, capability, action, scope, '', time_ns FROM grants
+		WHERE NOT (scope GLOB 'cmd:go' OR scope GLOB 'cmd:go *'
+			OR scope GLOB 'cmd:npm' OR scope GLOB 'cmd:npm *' OR scope GLOB 'cmd:pnpm' OR scope GLOB 'cmd:pnpm *'
+			OR scope GLOB 'cmd:yarn' OR scope GLOB 'cmd:yarn *' OR scope GLOB 'cmd:bun' OR scope GLOB 'cmd:bun *'
+			OR scope GLOB 'cmd:npx *' OR scope GLOB 'cmd:node' OR scope GLOB 'cmd:node *' OR scope GLOB 'cmd:nodejs *'
+			OR scope GLOB 'cmd:node[0-9]*' OR scope GLOB 'cmd:make' OR scope GLOB 'cmd:make *'
+			OR scope GLOB 'cmd:gmake' OR scope GLOB 'cmd:gmake *' OR scope GLOB 'cmd:cargo' OR scope GLOB 'cmd:cargo *'
+			OR scope GLOB 'cmd:pytest' OR scope GLOB 'cmd:pytest *' OR scope GLOB 'cmd:python' OR scope GLOB 'cmd:python *'
+			OR scope GLOB 'cmd:python[0-9]*');
+	DROP TABLE grants;
+	ALTER TABLE grants_v4 RENAME TO grants;`,
 	}
 }
 

@@ -58,6 +58,12 @@ func walk(p string) (string, bool) {
 			continue
 		}
 		next := filepath.Join(cur, part)
+		if processRelative(next) {
+			// /proc/self/cwd, /proc/PID/root, /dev/fd/3: resolved here
+			// they name agentls's own process; the program resolves them
+			// in its own, so nothing here can say where they lead.
+			return "", false
+		}
 		fi, err := os.Lstat(next)
 		if err != nil {
 			// Not there (yet): the rest cannot be a link; clean it lexically.
@@ -85,6 +91,27 @@ func walk(p string) (string, bool) {
 		rest = append(strings.Split(target, "/"), rest...)
 	}
 	return cur, true
+}
+
+// processRelative reports whether p is a path whose meaning depends on
+// the process resolving it: a process's folder in /proc (self,
+// thread-self, a process id) or a file descriptor's name (/dev/fd/N and
+// the /dev/std* links to it).
+func processRelative(p string) bool {
+	p = filepath.ToSlash(p)
+	if rest, ok := strings.CutPrefix(p, "/proc/"); ok {
+		first, _, _ := strings.Cut(rest, "/")
+		if first == "self" || first == "thread-self" {
+			return true
+		}
+		for i := 0; i < len(first); i++ {
+			if first[i] < '0' || first[i] > '9' {
+				return false
+			}
+		}
+		return first != ""
+	}
+	return p == "/dev/fd" || strings.HasPrefix(p, "/dev/fd/") || p == "/dev/stdin" || p == "/dev/stdout" || p == "/dev/stderr"
 }
 
 // Within reports whether p is root or lies under it (both already

@@ -8,22 +8,50 @@ import (
 )
 
 // goExecFlag returns the go build flag among words that makes go run a
-// program of the caller's choice (-exec, -toolexec, -vettool), or "".
+// program of the caller's choosing: -exec, -toolexec, -vettool, -compiler
+// (gccgo from PATH) and -gccgoflags, and -ldflags naming an external linker
+// or its flags (-extld, -extldflags: `-ldflags=-extld=./evil.sh`).
 func goExecFlag(words []string) string {
-	for _, w := range words {
+	for i, w := range words {
 		if w == "-args" || w == "--args" {
 			return "" // the rest goes to the test binary
 		}
 		if !strings.HasPrefix(w, "-") {
 			continue
 		}
-		name, _, _ := strings.Cut(strings.TrimLeft(w, "-"), "=")
+		name, val, hasVal := strings.Cut(strings.TrimLeft(w, "-"), "=")
 		switch name {
-		case "exec", "toolexec", "vettool":
+		case "exec", "toolexec", "vettool", "compiler", "gccgoflags":
 			return "-" + name
+		case "ldflags":
+			if !hasVal && i+1 < len(words) {
+				val = words[i+1]
+			}
+			if strings.Contains(val, "extld") {
+				return "-ldflags " + val
+			}
 		}
 	}
 	return ""
+}
+
+// goToolVars are the go environment variables naming a program go runs or
+// flags it hands one (a C compiler given -B or -fplugin runs anything):
+// `go env -w CC=./evil.sh` turns every later go build into that program.
+var goToolVars = map[string]bool{
+	"CC": true, "CXX": true, "FC": true, "AR": true, "PKG_CONFIG": true, "GCCGO": true,
+	"CGO_CFLAGS": true, "CGO_CPPFLAGS": true, "CGO_CXXFLAGS": true, "CGO_FFLAGS": true, "CGO_LDFLAGS": true,
+	"GOTOOLCHAIN": true, "GOENV": true, "GOROOT": true,
+}
+
+// goEnvWriteWhy says why `go env -w name=val` is refused, or "": it persists
+// for every later go command, so a variable naming a program is refused
+// whatever its value.
+func goEnvWriteWhy(name, val string) string {
+	if goToolVars[name] {
+		return "it names a program (or its flags) that every later go command runs"
+	}
+	return envWhy(name, val)
 }
 
 // goCmd judges the go command: go install and build flags that run another
@@ -41,10 +69,10 @@ func (c *checker) goCmd(r *report, a []arg) bool {
 		return false
 	case "env":
 		p := parseOpts(a[2:], optSpec{})
-		if p.has("-w", "-u") {
+		if p.has("-w") {
 			for _, o := range p.operands {
 				k, v, _ := strings.Cut(o.val, "=")
-				if why := envWhy(k, v); why != "" {
+				if why := goEnvWriteWhy(k, v); why != "" {
 					r.block("%q is not allowed: %s", "go env -w "+k, why)
 				}
 			}
@@ -67,6 +95,12 @@ func (c *checker) goCmd(r *report, a []arg) bool {
 	var e effects
 	if cl.unknown != "" {
 		e.not("go %s: flag %s is not one agentls knows to be safe", sub, cl.unknown)
+	}
+	if t.check != nil {
+		t.check(cl, &e)
+	}
+	if v, ok := c.env("GOFLAGS"); ok && strings.Contains(v, "-mod=mod") {
+		e.not("go %s: GOFLAGS has -mod=mod, so go may change go.mod", sub)
 	}
 	for _, o := range cl.opts {
 		if o.def.eff != effSafe {
@@ -118,6 +152,10 @@ var goReadOnly = sync.OnceValue(func() map[string]gitSubcommand {
 		"env":     {paths: gitPathsNone, opts: optionTable(styleGoAny, "-json\n-changed\n-w >change\n-u >change")},
 		"doc":     {paths: gitPathsAny, opts: optionTable(styleGoAny, "-all\n-c\n-cmd\n-short\n-src\n-u\n-http >change")},
 		"help":    {paths: gitPathsNone, opts: optionTable(styleGoAny, "")},
+		// go list loads packages and prints; -compiled and -export are
+		// left out (they run cgo and the compiler), -mod is checked.
+		"list": {paths: gitPathsAny, check: goListCheck, opts: optionTable(styleGoAny,
+			"-deps\n-e\n-f=\n-find\n-json[=]\n-m\n-test\n-u\n-versions\n-retracted\n-mod=\n-tags=\n-trimpath\n-buildvcs=\n-race\n-modfile= >read\n-reuse= >read\n-overlay= >read")},
 	}
 })
 
@@ -386,5 +424,12 @@ func (c *checker) killRules(r *report, fam string, words []arg) {
 			r.block("%q is not allowed: it would signal this server", "kill "+w)
 			return
 		}
+	}
+}
+
+// goListCheck: -mod=mod lets go list change go.mod and go.sum.
+func goListCheck(cl cmdLine, e *effects) {
+	if v, ok := cl.value("-mod"); ok && v != "readonly" && v != "vendor" {
+		e.not("go list -mod=%s may change go.mod", v)
 	}
 }

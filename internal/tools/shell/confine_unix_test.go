@@ -147,30 +147,34 @@ func TestRunGitConfigNeutralised(t *testing.T) {
 
 func TestGitConfigRisk(t *testing.T) {
 	for _, tc := range []struct {
-		config string
-		risky  string
+		entries string // git config --list -z, unscoped
+		risky   string
 	}{
-		{"[core]\n\trepositoryformatversion = 0\n\tbare = false\n[remote \"origin\"]\n\turl = x\n", ""},
-		{"[core]\n\tfsmonitor = ./hook.sh\n", "core.fsmonitor"},
-		{"[core]\n\tfsmonitor = false\n", ""},
-		{"[CORE]\n\tFSMonitor=evil\n", "core.fsmonitor"},
-		{"[core] pager = sh\n", "core.pager"},
-		{"[diff \"x\"]\n\ttextconv = sh\n", "diff.x.textconv"},
-		{"[diff]\n\texternal = sh\n", "diff.external"},
-		{"[filter \"lfs\"]\n\tclean = sh\n", "filter.lfs.clean"},
-		{"[include]\n\tpath = ../evil\n", "include.path"},
-		{"[includeIf \"gitdir:/\"]\n\tpath = x\n", "includeif"},
-		{"[pager]\n\tlog = sh\n", "pager.log"},
-		{"[gpg]\n\tprogram = sh\n", "gpg.program"},
-		{"[core]\n\tsshCommand = sh\n", "core.sshcommand"},
-		{"[core]\n\tworktree = /\n", "core.worktree"},
-		{"[user]\n\tname = a\\\n[core]\n\tfsmonitor = evil\n", ""}, // a continued value, not a section: git sees no fsmonitor either
-		{"[core]\n\tname = x\\\n[user]\n\tfsmonitor = evil\n", "core.fsmonitor"},
-		{"[core\n", "cannot be read"},
+		{"core.repositoryformatversion\n0\x00core.bare\nfalse\x00remote.origin.url\nx\x00", ""},
+		{"core.fsmonitor\n./hook.sh\x00", "core.fsmonitor"},
+		{"core.fsmonitor\nfalse\x00", ""},
+		{"core.pager\nsh\x00", "core.pager"},
+		{"diff.x.textconv\nsh\x00", "diff.x.textconv"},
+		{"diff.a]b.command\nsh\x00", "diff.a]b.command"},
+		{"diff.external\nsh\x00", "diff.external"},
+		{"filter.lfs.clean\nsh\x00", "filter.lfs.clean"},
+		{"gpg.program\nsh\x00", "gpg.program"},
+		{"core.sshcommand\nsh\x00", "core.sshcommand"},
+		{"core.worktree\n/\x00", "core.worktree"},
+		{"submodule.x.update\n!sh\x00", "submodule.x.update"},
+		{"submodule.x.update\ncheckout\x00", ""},
+		{"core.bare\x00", ""}, // a key without a value
 	} {
-		got := gitConfigRisk([]byte(tc.config))
+		got := gitConfigRisk([]byte(tc.entries), false)
 		if (tc.risky == "") != (got == "") || (tc.risky != "" && !strings.Contains(got, tc.risky)) {
-			t.Errorf("gitConfigRisk(%q) = %q, want %q", tc.config, got, tc.risky)
+			t.Errorf("gitConfigRisk(%q) = %q, want %q", tc.entries, got, tc.risky)
 		}
+	}
+	scoped := "local\x00core.bare\nfalse\x00command\x00core.pager\ncat\x00local\x00diff.external\nsh\x00"
+	if got := gitConfigRisk([]byte(scoped), true); !strings.Contains(got, "diff.external") {
+		t.Errorf("scoped: %q", got)
+	}
+	if got := gitConfigRisk([]byte("command\x00core.pager\ncat\x00"), true); got != "" {
+		t.Errorf("agentls's own command-line settings counted: %q", got)
 	}
 }

@@ -12,6 +12,8 @@ type effects struct {
 	reads   []string
 	writes  []string
 	deletes []string
+	// walks are folders read recursively following symbolic links (walk).
+	walks []string
 	// why is the first reason the command is not read-only; "" means it
 	// only reads the files in reads.
 	why string
@@ -48,6 +50,10 @@ type program struct {
 	// check runs after the options are read, for what a table cannot say
 	// (date's MMDDhhmm operand sets the clock, sed's script).
 	check func(cl cmdLine, e *effects)
+	// follows reports whether these options make the program walk its
+	// folders recursively following symbolic links (grep -R, rg -L): then
+	// every folder it reads is walked for links that lead out.
+	follows func(cl cmdLine) bool
 }
 
 // judge reads a command's words (after the program name) with p and
@@ -92,7 +98,35 @@ func (p *program) judge(name string, words []string) effects {
 	if p.dot && len(e.reads) == n {
 		e.read(".") // no file named: it reads the working folder
 	}
+	if p.follows != nil && p.follows(cl) {
+		for _, f := range e.reads[n:] {
+			e.walk(f)
+		}
+	}
 	return e
+}
+
+// followsWith: the program follows links when all of one group of
+// options is given (ls -R with -L: {"-R", "-L"}), unless an option of
+// unless is given too.
+func followsWith(unless []string, groups ...[]string) func(cl cmdLine) bool {
+	return func(cl cmdLine) bool {
+		if len(unless) > 0 && cl.has(unless...) {
+			return false
+		}
+		for _, g := range groups {
+			all := true
+			for _, alts := range g {
+				if !cl.has(alts) {
+					all = false
+				}
+			}
+			if all {
+				return true
+			}
+		}
+		return false
+	}
 }
 
 // quoteOr quotes s, or returns alt when s is empty.

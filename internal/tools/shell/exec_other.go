@@ -22,6 +22,8 @@ type proc struct {
 	stdin  io.Reader
 	stdout io.Writer
 	stderr io.Writer
+	// start starts the command (the sandbox's Start); nil means cmd.Start.
+	start func(*exec.Cmd) error
 }
 
 // runProcess runs p; without process groups, cancellation kills the
@@ -31,7 +33,14 @@ func runProcess(ctx context.Context, p proc, grace time.Duration) (int, error) {
 	cmd.Args, cmd.Env, cmd.Dir = p.args, p.env, p.dir
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = p.stdin, p.stdout, p.stderr
 	cmd.WaitDelay = grace
-	err := cmd.Run()
+	start := p.start
+	if start == nil {
+		start = (*exec.Cmd).Start
+	}
+	err := start(cmd)
+	if err == nil {
+		err = cmd.Wait()
+	}
 	if err == nil {
 		return 0, nil
 	}

@@ -24,6 +24,8 @@ type proc struct {
 	stdin  io.Reader
 	stdout io.Writer
 	stderr io.Writer
+	// start starts the command (the sandbox's Start); nil means cmd.Start.
+	start func(*exec.Cmd) error
 }
 
 // runProcess runs p in a new session (hence its own process group, with no
@@ -55,16 +57,20 @@ func runProcess(ctx context.Context, p proc, grace time.Duration) (int, error) {
 		cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
 		return cmd
 	}
+	start := p.start
+	if start == nil {
+		start = (*exec.Cmd).Start
+	}
 	if ctx.Err() != nil {
 		return 0, ctx.Err()
 	}
 	cmd := newCmd()
-	err = cmd.Start()
+	err = start(cmd)
 	// A file just written by a concurrent fork may briefly be busy (ETXTBSY).
 	for delay := time.Millisecond; errors.Is(err, syscall.ETXTBSY) && delay < 300*time.Millisecond; delay *= 2 {
 		time.Sleep(delay)
 		cmd = newCmd()
-		err = cmd.Start()
+		err = start(cmd)
 	}
 	if err != nil {
 		if errors.Is(err, syscall.ENOEXEC) {

@@ -133,7 +133,38 @@ var errTooMany = errors.New("expansion too large")
 // removal and globbing against the file system in the current folder.
 // ok is false when a word depends on something only known while the
 // script runs (a command substitution, a variable the script sets).
-func (c *checker) expandArgs(words []*syntax.Word) (out []arg, ok bool) {
+// Every path a glob matched is recorded in r as a read (nil r: not
+// recorded): `echo ~/.ssh/*` reads the names in ~/.ssh.
+func (c *checker) expandArgs(words []*syntax.Word, r *report) (out []arg, ok bool) {
+	out, ok = c.expandWords(words)
+	if !ok || r == nil {
+		return out, ok
+	}
+	for _, w := range words {
+		if !globWord(w) {
+			continue
+		}
+		fields, _ := c.expandWords([]*syntax.Word{w})
+		for _, f := range fields {
+			c.addPath(r, &r.reads, f.val)
+		}
+	}
+	return out, ok
+}
+
+// globWord reports whether a word holds an unquoted glob character, so
+// expanding it lists folders.
+func globWord(w *syntax.Word) bool {
+	for _, p := range w.Parts {
+		if l, ok := p.(*syntax.Lit); ok && strings.ContainsAny(l.Value, "*?[") {
+			return true
+		}
+	}
+	return false
+}
+
+// expandWords is expandArgs without recording anything.
+func (c *checker) expandWords(words []*syntax.Word) (out []arg, ok bool) {
 	if c.dir == "" || c.base == nil {
 		return nil, false
 	}
@@ -146,7 +177,11 @@ func (c *checker) expandArgs(words []*syntax.Word) (out []arg, ok bool) {
 	reads := 0
 	cfg := &expand.Config{
 		Env: staticEnv{base: c.base, vars: c.vars, dir: c.dir, unknown: &unknown},
-		CmdSubst: func(io.Writer, *syntax.CmdSubst) error {
+		CmdSubst: func(w io.Writer, cs *syntax.CmdSubst) error {
+			if pwdSubst(cs) {
+				_, err := io.WriteString(w, c.dir) // $(pwd): the folder the judge follows
+				return err
+			}
 			return errors.New("a command substitution is only known when it runs")
 		},
 		ProcSubst: func(*syntax.ProcSubst) (string, error) {
@@ -170,4 +205,24 @@ func (c *checker) expandArgs(words []*syntax.Word) (out []arg, ok bool) {
 		return nil, false
 	}
 	return out, true
+}
+
+// pwdSubst reports whether a command substitution is $(pwd) (or pwd -L,
+// pwd -P), whose value the judge knows: the current folder.
+func pwdSubst(cs *syntax.CmdSubst) bool {
+	if len(cs.Stmts) != 1 {
+		return false
+	}
+	st := cs.Stmts[0]
+	ce, ok := st.Cmd.(*syntax.CallExpr)
+	if !ok || st.Negated || st.Background || len(st.Redirs) > 0 || len(ce.Assigns) > 0 || len(ce.Args) == 0 {
+		return false
+	}
+	for i, w := range ce.Args {
+		a := wordArg(w)
+		if !a.lit || i == 0 && a.val != "pwd" || i > 0 && a.val != "-L" && a.val != "-P" {
+			return false
+		}
+	}
+	return true
 }

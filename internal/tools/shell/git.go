@@ -75,12 +75,19 @@ func (c *checker) git(r *report, a []arg) bool {
 	if spec.check != nil {
 		spec.check(cl, &e)
 	}
+	if sub == "config" && !cl.has("--local", "--worktree", "-f", "--file", "--blob") {
+		// Every scope: the person's ~/.gitconfig (tokens in
+		// url.*.insteadOf) and the system's are read outside.
+		for _, f := range c.globalGitConfigs() {
+			e.read(f)
+		}
+	}
 	c.gitOperands(spec.paths, cl, &e)
 	c.record(r, e)
 	if e.why != "" {
 		return false
 	}
-	if why := c.gitConfigWhy(); why != "" {
+	if why := c.gitConfigWhy(r); why != "" {
 		r.note(why)
 		return false
 	}
@@ -222,4 +229,16 @@ func gitReflogCheck(cl cmdLine, e *effects) {
 	if len(cl.operands) > 0 && slices.Contains([]string{"expire", "delete", "drop"}, cl.operands[0]) {
 		e.not("git reflog %s changes the reflog", cl.operands[0])
 	}
+}
+
+// globalGitConfigs are the configuration files git reads besides the
+// repository's: the person's and the system's.
+func (c *checker) globalGitConfigs() []string {
+	out := []string{"/etc/gitconfig"}
+	if c.home != "" {
+		out = append(out, filepath.Join(c.home, ".gitconfig"), filepath.Join(c.home, ".config", "git", "config"))
+	} else {
+		out = append(out, "~/.gitconfig") // unknown: the call is not read-only
+	}
+	return out
 }

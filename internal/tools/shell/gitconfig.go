@@ -1,17 +1,58 @@
 package shell
 
 import (
-	"bufio"
 	"bytes"
+	"context"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
+	"time"
+
+	"github.com/agentls/agentls/internal/textclip"
+
+	"github.com/agentls/agentls/internal/tools/confine"
 )
 
-// maxGitConfig bounds a repository configuration file the judge reads.
-const maxGitConfig = 1 << 20
+// GitRunner runs git for the judge — `git ARGS` in dir, the hardened way
+// (GitEnv: no global or system configuration, nothing that runs a
+// program) — and returns its standard output. Only git itself reads a
+// repository's configuration as git will: a reader of agentls's own would
+// differ from it somewhere (a byte-order mark, a comment ending in a
+// backslash, `[diff "]"]`) and a hostile repository would hide a program
+// there.
+type GitRunner func(dir string, args ...string) ([]byte, error)
+
+// GitEnv is the environment entries a GitRunner adds for every git the
+// judge runs: the global and system configuration are not read (they are
+// the person's, and reading them is a read outside the workspace), and
+// gitReadOnlyEnv's overrides apply.
+func GitEnv() []string {
+	return append([]string{"GIT_CONFIG_NOSYSTEM=1", "GIT_CONFIG_GLOBAL=" + os.DevNull, "GIT_TERMINAL_PROMPT=0"}, gitReadOnlyEnv()...)
+}
+
+// execGit is the GitRunner where none is given: git from PATH, run
+// directly with GitEnv over an empty environment but PATH, for at most
+// ten seconds. `git config --list` and `git rev-parse` run no program the
+// repository names.
+func execGit(dir string, args ...string) ([]byte, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, "git", args...)
+	cmd.Dir = dir
+	cmd.Env = append([]string{"PATH=" + os.Getenv("PATH")}, GitEnv()...)
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		return out, fmt.Errorf("%w: %s", err, strings.TrimSpace(stderr.String()))
+	}
+	return out, nil
+}
 
 // gitReadOnlyEnv is added to the environment of every git command run as
 // read-only: configuration that could name a program is switched off for
@@ -33,72 +74,121 @@ func gitReadOnlyEnv() []string {
 	return env
 }
 
+// gitRepo is what git, run in the checker's folder, works on.
+type gitRepo struct {
+	top       string // the work tree's top ("" for a bare repository)
+	gitDir    string
+	commonDir string
+}
+
 // gitConfigWhy says why git run in the checker's folder might run a
 // program named by the repository's own configuration (which a hostile
-// repository controls), or "" when its configuration names none.
-func (c *checker) gitConfigWhy() string {
+// repository controls) — its configuration read by git itself, with what
+// it includes, and every submodule's — or "" when it names none. A
+// repository whose git files lie elsewhere (a .git file or link, a
+// commondir, alternates) makes git read outside: those places are
+// recorded as reads.
+func (c *checker) gitConfigWhy(r *report) string {
 	if c.dir == "" {
 		return "the repository's configuration cannot be checked without a working folder"
 	}
-	for d := c.dir; ; {
-		dotgit := filepath.Join(d, ".git")
-		if fi, err := os.Lstat(dotgit); err == nil {
-			return gitDirWhy(d, dotgit, fi)
+	dotgit, found := findDotGit(c.dir)
+	if !found {
+		if bare, ok := bareLayoutAbove(c.dir); ok {
+			return fmt.Sprintf("%s is laid out as a bare git repository; git would use its configuration", bare)
 		}
-		if bareLayout(d) {
-			return fmt.Sprintf("%s is laid out as a bare git repository; git would use its configuration", d)
-		}
-		parent := filepath.Dir(d)
-		if parent == d {
-			return ""
-		}
-		d = parent
+		return "" // no repository: git reads no repository configuration
 	}
-}
-
-// gitDirWhy checks the configuration files of the repository whose .git
-// entry is dotgit.
-func gitDirWhy(worktree, dotgit string, fi os.FileInfo) string {
-	gitdir := dotgit
-	if fi.Mode().IsRegular() {
-		b, err := readLimited(dotgit, 4096)
+	run := c.runGit
+	if run == nil {
+		run = execGit
+	}
+	repo, err := gitRepoOf(run, c.dir)
+	if err != nil {
+		return "git cannot read the repository here: " + err.Error()
+	}
+	// Where git's files are, against where the repository seems to be:
+	// a .git file or link, a commondir or alternates leading out.
+	area := []string{filepath.Dir(dotgit)}
+	for _, p := range []string{repo.gitDir, repo.commonDir} {
+		if p != "" && !c.inRepoArea(area, p) {
+			c.addPath(r, &r.reads, p)
+		}
+	}
+	for _, alt := range alternates(repo.commonDir) {
+		if !c.inRepoArea(area, alt) {
+			c.addPath(r, &r.reads, alt)
+		}
+	}
+	out, err := run(c.dir, "config", "--list", "--show-scope", "-z", "--includes")
+	if err != nil {
+		return "git cannot read the repository's configuration: " + err.Error()
+	}
+	if why := gitConfigRisk(out, true); why != "" {
+		return why
+	}
+	for _, f := range submoduleConfigs(repo.commonDir) {
+		out, err := run(c.dir, "config", "--file", f, "--list", "-z", "--includes")
 		if err != nil {
-			return fmt.Sprintf("%s cannot be read: %v", dotgit, err)
+			return "git cannot read the submodule configuration " + f + ": " + err.Error()
 		}
-		target, ok := strings.CutPrefix(strings.TrimSpace(string(b)), "gitdir:")
-		if !ok {
-			return fmt.Sprintf("%s is not a gitdir file", dotgit)
-		}
-		gitdir = strings.TrimSpace(target)
-		if !filepath.IsAbs(gitdir) {
-			gitdir = filepath.Join(worktree, gitdir)
-		}
-	}
-	files := []string{filepath.Join(gitdir, "config"), filepath.Join(gitdir, "config.worktree")}
-	if b, err := readLimited(filepath.Join(gitdir, "commondir"), 4096); err == nil {
-		common := strings.TrimSpace(string(b))
-		if !filepath.IsAbs(common) {
-			common = filepath.Join(gitdir, common)
-		}
-		files = append(files, filepath.Join(common, "config"), filepath.Join(common, "config.worktree"))
-	}
-	for _, f := range files {
-		b, err := readLimited(f, maxGitConfig)
-		if os.IsNotExist(err) {
-			continue
-		}
-		if err != nil {
-			return fmt.Sprintf("%s cannot be read: %v", f, err)
-		}
-		if why := gitConfigRisk(b); why != "" {
-			return fmt.Sprintf("%s: %s", f, why)
+		if why := gitConfigRisk(out, false); why != "" {
+			return f + ": " + why
 		}
 	}
 	return ""
 }
 
-// bareLayout reports whether d looks like a git directory to git's
-// discovery (HEAD, objects/ and refs/).
+// inRepoArea reports whether p lies in the workspace or in the folder
+// holding the repository's .git.
+func (c *checker) inRepoArea(area []string, p string) bool {
+	if c.roots != nil && confine.Inside(c.roots, c.dir, p) {
+		return true
+	}
+	real, ok := confine.Resolve(c.dir, p)
+	if !ok {
+		return false
+	}
+	for _, a := range area {
+		if ra, ok := confine.Resolve("", a); ok && confine.Within(ra, real) {
+			return true
+		}
+	}
+	return false
+}
+
+// findDotGit looks up from dir for the .git entry git would find.
+func findDotGit(dir string) (string, bool) {
+	for d := dir; ; {
+		p := filepath.Join(d, ".git")
+		if _, err := os.Lstat(p); err == nil {
+			return p, true
+		}
+		parent := filepath.Dir(d)
+		if parent == d {
+			return "", false
+		}
+		d = parent
+	}
+}
+
+// bareLayoutAbove finds a folder from dir up that looks like a git
+// directory to git's discovery (HEAD, objects/ and refs/): git would use
+// it as a bare repository were it not refused.
+func bareLayoutAbove(dir string) (string, bool) {
+	for d := dir; ; {
+		if bareLayout(d) {
+			return d, true
+		}
+		parent := filepath.Dir(d)
+		if parent == d {
+			return "", false
+		}
+		d = parent
+	}
+}
+
+// bareLayout reports whether d looks like a git directory.
 func bareLayout(d string) bool {
 	head, err := os.Stat(filepath.Join(d, "HEAD"))
 	if err != nil || !head.Mode().IsRegular() {
@@ -112,88 +202,121 @@ func bareLayout(d string) bool {
 	return true
 }
 
-func readLimited(name string, limit int64) ([]byte, error) {
-	f, err := os.Open(name)
+// gitRepoOf asks git where the repository's files are.
+func gitRepoOf(run GitRunner, dir string) (gitRepo, error) {
+	out, err := run(dir, "rev-parse", "--absolute-git-dir", "--git-common-dir", "--is-bare-repository")
 	if err != nil {
-		return nil, err
+		return gitRepo{}, err
 	}
-	defer f.Close()
-	b, err := io.ReadAll(io.LimitReader(f, limit+1))
-	if err != nil {
-		return nil, err
+	lines := strings.Split(strings.TrimRight(string(out), "\n"), "\n")
+	if len(lines) < 3 {
+		return gitRepo{}, errors.New("git rev-parse answered " + strconvQuote(string(out)))
 	}
-	if int64(len(b)) > limit {
-		return nil, fmt.Errorf("larger than %d bytes", limit)
+	repo := gitRepo{gitDir: lines[0], commonDir: lines[1]}
+	if !filepath.IsAbs(repo.commonDir) {
+		repo.commonDir = filepath.Join(dir, repo.commonDir)
 	}
-	return b, nil
+	if lines[2] != "true" {
+		if top, err := run(dir, "rev-parse", "--show-toplevel"); err == nil {
+			repo.top = strings.TrimSpace(string(top))
+		}
+	}
+	return repo, nil
 }
 
-// gitConfigRisk returns the first setting of a git configuration file
-// that names a program git may run, a file it includes, or another work
-// tree; "" when there is none. A file it cannot read is a risk.
-func gitConfigRisk(data []byte) string {
-	section, sub := "", ""
-	sc := bufio.NewScanner(bytes.NewReader(data))
-	sc.Buffer(make([]byte, 64*1024), maxGitConfig)
-	cont := false // the previous line's value goes on (a trailing backslash)
-	for sc.Scan() {
-		raw := sc.Text()
-		wasCont := cont
-		cont = continues(raw)
-		if wasCont {
+// alternates are the object folders the repository borrows objects from
+// (objects/info/alternates: one folder a line, relative to objects/).
+func alternates(commonDir string) []string {
+	if commonDir == "" {
+		return nil
+	}
+	objects := filepath.Join(commonDir, "objects")
+	b, err := readLimited(filepath.Join(objects, "info", "alternates"), 64<<10)
+	if err != nil {
+		return nil
+	}
+	var out []string
+	for _, line := range strings.Split(string(b), "\n") {
+		line = strings.TrimSpace(line)
+		if line == "" || strings.HasPrefix(line, "#") {
 			continue
 		}
-		line := strings.TrimSpace(raw)
-		for strings.HasPrefix(line, "[") {
-			end := strings.IndexByte(line, ']')
-			if end < 0 {
-				return "a section header cannot be read"
-			}
-			section, sub = splitSection(line[1:end])
-			line = strings.TrimSpace(line[end+1:])
+		if !filepath.IsAbs(line) {
+			line = filepath.Join(objects, line)
 		}
-		if line == "" || line[0] == '#' || line[0] == ';' {
+		out = append(out, line)
+	}
+	return out
+}
+
+// maxSubmodules bounds the submodule configurations read for one command.
+const maxSubmodules = 256
+
+// submoduleConfigs are the configuration files of the repository's
+// submodules (modules/NAME/config, nested ones too).
+func submoduleConfigs(commonDir string) []string {
+	if commonDir == "" {
+		return nil
+	}
+	var out []string
+	_ = filepath.WalkDir(filepath.Join(commonDir, "modules"), func(p string, d fs.DirEntry, err error) error {
+		switch {
+		case err != nil || len(out) >= maxSubmodules:
+			return filepath.SkipDir
+		case d.Name() == "objects" || d.Name() == "refs" || d.Name() == "logs":
+			return filepath.SkipDir
+		case !d.IsDir() && d.Name() == "config":
+			out = append(out, p)
+		}
+		return nil
+	})
+	return out
+}
+
+// gitConfigRisk reads `git config --list -z` output (with --show-scope
+// when scoped: scope\0key\nvalue\0 …) and returns the first setting that
+// names a program git may run, another work tree or a file it reads as
+// configuration; "" when there is none. Settings agentls itself gives on
+// the command line (the "command" scope) are its own.
+func gitConfigRisk(out []byte, scoped bool) string {
+	recs := bytes.Split(bytes.TrimSuffix(out, []byte{0}), []byte{0})
+	step := 1
+	if scoped {
+		step = 2
+	}
+	for i := 0; i+step <= len(recs); i += step {
+		if scoped && string(recs[i]) == "command" {
 			continue
 		}
-		key := line
-		if i := strings.IndexAny(line, "= \t#;"); i >= 0 {
-			key = line[:i]
-		}
-		if why := riskyGitKey(section, sub, strings.ToLower(key), line); why != "" {
+		if why := gitEntryRisk(string(recs[i+step-1])); why != "" {
 			return why
 		}
-	}
-	if sc.Err() != nil {
-		return "it cannot be read: " + sc.Err().Error()
 	}
 	return ""
 }
 
-// continues reports whether a line ends in an unescaped backslash, which
-// makes git read the next line as part of the same value.
-func continues(line string) bool {
-	n := 0
-	for i := len(line) - 1; i >= 0 && line[i] == '\\'; i-- {
-		n++
+// gitEntryRisk judges one "section.sub.key\nvalue" entry as git printed
+// it: section and key lower-cased, the subsection as written.
+func gitEntryRisk(entry string) string {
+	name, value, hasValue := strings.Cut(entry, "\n")
+	if !hasValue {
+		value = "true"
 	}
-	return n%2 == 1
-}
-
-// splitSection reads `core`, `diff "x"` or the old `diff.x` form.
-func splitSection(h string) (string, string) {
-	h = strings.TrimSpace(h)
-	if i := strings.IndexAny(h, " \t"); i >= 0 {
-		return strings.ToLower(h[:i]), strings.Trim(strings.TrimSpace(h[i:]), `"`)
+	first := strings.IndexByte(name, '.')
+	last := strings.LastIndexByte(name, '.')
+	if first < 0 {
+		return ""
 	}
-	if i := strings.IndexByte(h, '.'); i >= 0 {
-		return strings.ToLower(h[:i]), h[i+1:]
+	section, key, sub := name[:first], name[last+1:], ""
+	if last > first {
+		sub = name[first+1 : last]
 	}
-	return strings.ToLower(h), ""
+	return riskyGitKey(section, sub, key, value)
 }
 
 // riskyGitKey names settings that make read-only git commands run a
 // program, read other files as configuration, or work elsewhere.
-func riskyGitKey(section, sub, key, line string) string {
+func riskyGitKey(section, sub, key, value string) string {
 	name := section + "." + key
 	if sub != "" {
 		name = section + "." + sub + "." + key
@@ -203,8 +326,8 @@ func riskyGitKey(section, sub, key, line string) string {
 	case "core":
 		switch key {
 		case "fsmonitor":
-			v := strings.ToLower(gitValue(line))
-			risky = v != "false" && v != "0" && v != "no" && v != "off" && v != "true" && v != "1" && v != "yes" && v != "on"
+			v := strings.ToLower(value)
+			risky = v != "false" && v != "0" && v != "no" && v != "off" && v != "true" && v != "1" && v != "yes" && v != "on" && v != ""
 		case "pager", "editor", "sshcommand", "askpass", "hookspath", "gitproxy", "alternaterefscommand", "worktree":
 			risky = true
 		}
@@ -226,6 +349,8 @@ func riskyGitKey(section, sub, key, line string) string {
 		risky = key == "uploadpack" || key == "receivepack" || key == "vcs"
 	case "mailmap":
 		risky = key == "file"
+	case "submodule":
+		risky = key == "update" && strings.HasPrefix(value, "!")
 	}
 	if risky {
 		return fmt.Sprintf("the repository's configuration sets %s, which can make git run a program or read other files", name)
@@ -233,15 +358,23 @@ func riskyGitKey(section, sub, key, line string) string {
 	return ""
 }
 
-// gitValue returns a setting's value without quotes and trailing comment.
-func gitValue(line string) string {
-	_, v, ok := strings.Cut(line, "=")
-	if !ok {
-		return "true"
+// readLimited reads at most limit bytes of a file; a longer one is an
+// error.
+func readLimited(name string, limit int64) ([]byte, error) {
+	f, err := os.Open(name)
+	if err != nil {
+		return nil, err
 	}
-	v = strings.TrimSpace(v)
-	if i := strings.IndexAny(v, "#;"); i >= 0 && !strings.HasPrefix(v, `"`) {
-		v = strings.TrimSpace(v[:i])
+	defer f.Close()
+	b, err := io.ReadAll(io.LimitReader(f, limit+1))
+	if err != nil {
+		return nil, err
 	}
-	return strings.Trim(v, `"`)
+	if int64(len(b)) > limit {
+		return nil, fmt.Errorf("larger than %d bytes", limit)
+	}
+	return b, nil
 }
+
+// strconvQuote quotes s for a message, short.
+func strconvQuote(s string) string { return fmt.Sprintf("%q", textclip.Bytes(s, 80, "…")) }

@@ -55,7 +55,7 @@ func (c *checker) grant(f *syntax.File) (fp, why string) {
 		return "", "a command with variables or substitutions is asked every time"
 	}
 	c.vars = assignedVars(f)
-	args, ok := c.expandArgs(ce.Args)
+	args, ok := c.expandArgs(ce.Args, nil)
 	if !ok {
 		return "", "its words are only known when it runs"
 	}

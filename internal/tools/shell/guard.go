@@ -71,3 +71,28 @@ func (s *session) readOnlyEnv(argv []arg, r *report) []string {
 	}
 	return nil
 }
+
+// readOnlyArgs is argv as a read-only git runs it: the diff family with
+// --no-ext-diff --no-textconv, grep and blame with --no-textconv, so no
+// diff program or text converter a configuration names runs, whatever
+// the judge read of the configuration.
+func readOnlyArgs(argv []arg, r *report, args []string) []string {
+	if !r.ro || len(argv) == 0 || argv[0].val != "git" {
+		return args
+	}
+	i, _ := gitSub(argv)
+	if i >= len(args) {
+		return args
+	}
+	var extra []string
+	switch args[i] {
+	case "diff", "log", "show", "whatchanged", "diff-files", "diff-index", "diff-tree", "range-diff":
+		extra = []string{"--no-ext-diff", "--no-textconv"}
+	case "grep", "blame", "annotate":
+		extra = []string{"--no-textconv"}
+	default:
+		return args
+	}
+	out := append(append(append([]string{}, args[:i+1]...), extra...), args[i+1:]...)
+	return out
+}

@@ -29,6 +29,8 @@ import (
 	"mvdan.cc/sh/v3/expand"
 	"mvdan.cc/sh/v3/syntax"
 
+	"github.com/agentls/agentls/internal/permission"
+	"github.com/agentls/agentls/internal/sandbox"
 	"github.com/agentls/agentls/internal/tools/confine"
 )
 
@@ -56,6 +58,9 @@ type Verdict struct {
 	// names, for an egress check. A git push/pull/fetch without an explicit
 	// remote is reported as DefaultGitRemote.
 	Destinations []string
+	// Egress are the ways the command sends data off the machine (a push,
+	// an upload, a publish, a connection), for the gate's egress check.
+	Egress []permission.Egress
 	// Reads, Writes and Deletes are the files and folders the command
 	// reads, writes and deletes (or moves away), as far as its words tell:
 	// absolute, after expanding globs, ~ and variables as the interpreter
@@ -90,6 +95,9 @@ type JudgeOptions struct {
 	// programs, HOME and other variables for expansion); nil means the
 	// server's own environment, as Run uses.
 	Env []string
+	// Git runs git to read repositories' configuration (confined, as the
+	// bash tool runs it); nil runs git from PATH directly.
+	Git GitRunner
 }
 
 // Judge judges command with no knowledge of where it will run. A command
@@ -117,6 +125,7 @@ func JudgeWith(command string, o JudgeOptions) (Verdict, error) {
 		ReadOnly:     ro && r.blocked == "" && !r.unplaced,
 		NotReadOnly:  r.why,
 		Destinations: r.dests,
+		Egress:       r.sends,
 		Reads:        r.reads,
 		Writes:       r.writes,
 		Deletes:      r.deletes,
@@ -138,7 +147,7 @@ func JudgeWith(command string, o JudgeOptions) (Verdict, error) {
 func newChecker(o JudgeOptions) *checker {
 	env := o.Env
 	if env == nil {
-		env = os.Environ()
+		env = sandbox.FilterEnv(os.Environ(), nil)
 	}
 	list := buildEnv(Options{Env: env})
 	base := make(map[string]string, len(list))
@@ -150,7 +159,7 @@ func newChecker(o JudgeOptions) *checker {
 		base["HOME"] = o.Home
 	}
 	c := &checker{mode: modeInterp, root: o.Dir, dir: o.Dir, home: o.Home, seen: new(int),
-		roots: confine.Roots(o.Roots), base: base}
+		roots: confine.Roots(o.Roots), base: base, runGit: o.Git}
 	if o.Dir != "" {
 		c.lookPath = envLookPath(expand.ListEnviron(list...))
 	}
@@ -212,6 +221,14 @@ type checker struct {
 	base map[string]string
 	// vars are the variables the script may set itself.
 	vars *scriptVars
+	// git runs git to read a repository's configuration (nil: git from
+	// PATH, run directly).
+	runGit GitRunner
+	// pipedFrom maps a command to the one piping into it (shared by the
+	// copies of one judgement); from is that command for the command
+	// being judged (xargs reads its names from it).
+	pipedFrom map[*syntax.CallExpr]syntax.Command
+	from      syntax.Command
 }
 
 // env looks a variable up: prefix assignments first, then the real
@@ -263,6 +280,7 @@ type report struct {
 	deletes   []string
 	unplaced  bool
 	dests     []string
+	sends     []permission.Egress
 	cmds      [][]string
 	needStdin bool // a shell will read its script from stdin (runtime must look)
 	ro        bool // the run-time guard's verdict on one argv
@@ -325,6 +343,9 @@ func (c *checker) record(r *report, e effects) {
 	for _, p := range e.deletes {
 		c.addPath(r, &r.deletes, p)
 	}
+	for _, p := range e.walks {
+		c.linksOut(r, p)
+	}
 	if e.why != "" {
 		r.note(e.why)
 	}
@@ -350,6 +371,15 @@ func (c *checker) file(r *report, f *syntax.File) bool {
 					ro = false
 				}
 			}
+		case *syntax.BinaryCmd:
+			if n.Op == syntax.Pipe {
+				if ce, ok := n.Y.Cmd.(*syntax.CallExpr); ok {
+					if c.pipedFrom == nil {
+						c.pipedFrom = map[*syntax.CallExpr]syntax.Command{}
+					}
+					c.pipedFrom[ce] = n.X.Cmd
+				}
+			}
 		case *syntax.CallExpr:
 			if !c.call(r, n, stmtOf[n]) {
 				ro = false
@@ -362,8 +392,17 @@ func (c *checker) file(r *report, f *syntax.File) bool {
 		case *syntax.TimeClause, *syntax.CoprocClause, *syntax.LetClause:
 			ro = false
 		case *syntax.ForClause:
-			if wi, ok := n.Loop.(*syntax.WordIter); ok && !harmlessVar(wi.Name.Value) {
-				ro = false
+			if wi, ok := n.Loop.(*syntax.WordIter); ok {
+				if !harmlessVar(wi.Name.Value) {
+					ro = false
+				}
+				// The list's globs read folders: for f in ../outside/*.
+				c.expandArgs(wi.Items, r)
+			}
+		case *syntax.UnaryTest:
+			// [[ -e ~/.ssh/id_rsa ]] probes a file.
+			if w, ok := n.X.(*syntax.Word); ok && fileTest(n.Op.String()) {
+				c.probe(r, w)
 			}
 		case *syntax.BinaryArithm:
 			if arithAssign(n.Op) {
@@ -448,7 +487,7 @@ func (c *checker) call(r *report, ce *syntax.CallExpr, st *syntax.Stmt) bool {
 	if len(ce.Args) == 0 {
 		return false
 	}
-	args, expanded := c.expandArgs(ce.Args)
+	args, expanded := c.expandArgs(ce.Args, r)
 	if !expanded {
 		args = nil
 		for _, w := range ce.Args {
@@ -459,9 +498,13 @@ func (c *checker) call(r *report, ce *syntax.CallExpr, st *syntax.Stmt) bool {
 		return ro // every word expanded to nothing: the interpreter runs nothing
 	}
 	r.cmds = append(r.cmds, vals(args))
-	if !c.withEnv(kv).argv(r, args, stdinScript(st)) {
+	cc := c.withEnv(kv) // c itself without assignments: cd changes its folder
+	prev := cc.from
+	cc.from = c.pipedFrom[ce] // this command's alone
+	if !cc.argv(r, args, stdinScript(st)) {
 		ro = false
 	}
+	cc.from = prev
 	return ro
 }
 
@@ -508,7 +551,7 @@ func (c *checker) redirect(r *report, rd *syntax.Redirect) bool {
 		return true
 	}
 	t := wordArg(rd.Word)
-	if fields, ok := c.expandArgs([]*syntax.Word{rd.Word}); ok && len(fields) == 1 {
+	if fields, ok := c.expandArgs([]*syntax.Word{rd.Word}, r); ok && len(fields) == 1 {
 		t = fields[0] // ~, $HOME and a glob with one match, as the interpreter opens it
 	}
 	switch rd.Op {

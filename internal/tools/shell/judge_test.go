@@ -101,7 +101,8 @@ var judgeTable = []judgeCase{
 	{"git remote -v", true, "", "git remote"},
 	{"git remote add evil https://evil.example/x.git", false, "", "git remote"}, // GAP
 	{"git remote remove origin", false, "", "git remote"},                       // GAP
-	{"git config --get user.name", true, "", "git config"},
+	{"git config --get user.name", false, "", ""},                               // every scope: ~/.gitconfig and /etc/gitconfig are read outside
+	{"git config --local --get user.name", true, "", "git config"},
 	{"git config user.name x", false, "", ""},
 	{"git diff --output=/tmp/x", false, "", ""},
 	{"git -c core.pager=evil log", false, "", ""}, // config can run programs
@@ -132,6 +133,16 @@ var judgeTable = []judgeCase{
 	{"GOFLAGS=-toolexec=x go build", false, "GOFLAGS", ""},
 	{"export GOFLAGS=-exec=x", false, "GOFLAGS", ""},
 	{"go env -w GOFLAGS=-exec=x", false, "go env -w GOFLAGS", ""},
+	{"go env -w 'GOFLAGS=-ldflags=-extld=./evil.sh'", false, "go env -w GOFLAGS", ""},
+	{"go env -w CC=./evil.sh", false, "go env -w CC", ""},
+	{"go env -w CGO_LDFLAGS=-B./evil", false, "go env -w CGO_LDFLAGS", ""},
+	{"go env -w GOTOOLCHAIN=go1.99.0", false, "go env -w GOTOOLCHAIN", ""},
+	{"go env -u CC", false, "", ""},
+	{"go build -ldflags=-extld=./evil.sh ./...", false, "-ldflags", ""},
+	{"go build -ldflags '-linkmode external -extldflags -B./evil' .", false, "-ldflags", ""},
+	{"go build -compiler gccgo .", false, "-compiler", ""},
+	{"GOFLAGS=-ldflags=-extld=./x go test ./...", false, "GOFLAGS", ""},
+	{"go build -ldflags='-s -w' .", false, "", ""},
 
 	// --- grep, rg, find ---
 	{"grep -rn TODO .", true, "", "grep"},
@@ -167,8 +178,8 @@ var judgeTable = []judgeCase{
 	{"ls & echo done", false, "", ""},           // GAP: background
 	{"ls & rm -rf x", false, "", ""},            // GAP
 	{"ls\nrm -rf x", false, "", ""},             // GAP: newline-separated commands
-	{"env", false, "", ""},                      // prints the environment: asks (decision)
-	{"printenv", false, "", "printenv"},         // same decision
+	{"env", true, "", ""},                       // prints the environment agentls gives commands (allow-listed)
+	{"printenv", true, "", "printenv"},          // the allow-listed environment
 	{"env rm -rf x", false, "", ""},             // GAP: wrapper runs anything
 	{"env FOO=1 make", false, "", ""},           // assignments change what runs
 	{"nice -n 10 ls", false, "", "ls"},          // GAP: wrappers are never read-only
@@ -386,7 +397,7 @@ var judgeTable = []judgeCase{
 	{"python scripts/gen.py", false, "", "python scripts/gen.py"},
 	{"python -c 'import os'", false, "", ""},
 	{"node -e 'x'", false, "", ""},
-	{"awk '{print $1}' f", false, "", ""},
+	{"awk '{print $1}' f", true, "", ""}, // prints: awk without system, pipes, getline or redirections
 	{"timeout 60 go test ./...", false, "", "go test"},
 	{"time go test ./...", false, "", "go test"},
 	{"go test ./... > out.txt", false, "", ""},

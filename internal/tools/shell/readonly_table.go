@@ -21,7 +21,7 @@ var readOnlyPrograms = sync.OnceValue(func() map[string]*program {
 	}
 	gnu := func(spec string) *optTable { return optionTable(styleGNU, spec+"\n--help\n--version") }
 
-	add(&program{dot: true, opts: gnu(`
+	add(&program{dot: true, follows: followsWith(nil, []string{"-R", "-L"}), opts: gnu(`
 		-a --all
 		-A --almost-all
 		--author
@@ -166,7 +166,7 @@ var readOnlyPrograms = sync.OnceValue(func() map[string]*program {
 		-C --compile >write
 		-d --debug`)}, "file")
 
-	add(&program{dot: true, opts: gnu(`
+	add(&program{dot: true, follows: followsWith(nil, []string{"-L"}), opts: gnu(`
 		-0 --null
 		-a --all
 		-A --apparent-size
@@ -312,7 +312,7 @@ var readOnlyPrograms = sync.OnceValue(func() map[string]*program {
 		-z --zero-terminated
 		-w= --check-chars=`)}, "uniq")
 
-	add(&program{opts: gnu(`
+	add(&program{follows: followsWith([]string{"--no-dereference"}, []string{"-r"}), opts: gnu(`
 		--normal
 		-q --brief
 		-s --report-identical-files
@@ -393,7 +393,7 @@ var readOnlyPrograms = sync.OnceValue(func() map[string]*program {
 	add(&program{opts: sums}, "md5sum", "sha1sum", "sha224sum", "sha256sum", "sha384sum", "sha512sum", "b2sum")
 
 	grepPattern := []string{"-e", "-f"}
-	add(&program{operands: recursiveDot(grepPattern, "-r", "-R"), opts: gnu(`
+	add(&program{operands: recursiveDot(grepPattern, "-r", "-R"), follows: followsWith(nil, []string{"-R"}), opts: gnu(`
 		#digits
 		-E --extended-regexp
 		-F --fixed-strings
@@ -443,7 +443,7 @@ var readOnlyPrograms = sync.OnceValue(func() map[string]*program {
 		--color[=] --colour[=]
 		-U --binary`)}, "grep", "egrep", "fgrep")
 
-	add(&program{dot: true, operands: patternThenFiles("-e", "-f", "--files", "--type-list"), opts: gnu(`
+	add(&program{dot: true, follows: followsWith(nil, []string{"-L"}), operands: patternThenFiles("-e", "-f", "--files", "--type-list"), opts: gnu(`
 		-e= --regexp=
 		-f= --file= >read
 		--pre= >exec
@@ -528,7 +528,7 @@ var readOnlyPrograms = sync.OnceValue(func() map[string]*program {
 		--trace
 		-.`)}, "rg")
 
-	add(&program{dot: true, opts: gnu(`
+	add(&program{dot: true, follows: followsWith(nil, []string{"-l"}), opts: gnu(`
 		-a
 		-d
 		-l
@@ -665,6 +665,7 @@ var readOnlyPrograms = sync.OnceValue(func() map[string]*program {
 		-s= --separator=
 		-w --equal-width`)}, "seq")
 	add(&program{operands: dataOperands, opts: gnu("")}, "expr", "sleep")
+	add(&program{operands: dataOperands, opts: gnu("-0 --null")}, "printenv")
 	add(&program{operands: dataOperands, opts: gnu(`
 		-a --all
 		--read-alias
@@ -748,27 +749,6 @@ var readOnlyPrograms = sync.OnceValue(func() map[string]*program {
 		-h --help
 		-V --version`)}, "column")
 
-	add(&program{operands: jqOperands, opts: gnu(`
-		-c --compact-output
-		-n --null-input
-		-e --exit-status
-		-s --slurp
-		-r --raw-output
-		-j --join-output
-		-a --ascii-output
-		-R --raw-input
-		-C --color-output
-		-M --monochrome-output
-		-S --sort-keys
-		--tab
-		--indent=
-		--seq
-		--stream
-		--stream-errors
-		-f= --from-file= >read
-		--args
-		--jsonargs`)}, "jq")
-
 	add(&program{operands: sedOperands, check: sedCheck, opts: gnu(`
 		-n --quiet --silent
 		--debug
@@ -802,20 +782,5 @@ func dateCheck(cl cmdLine, e *effects) {
 		if !strings.HasPrefix(o, "+") {
 			e.not("date %s sets the clock", o)
 		}
-	}
-}
-
-// jqOperands: the filter, then input files, unless the filter comes from
-// a file; after --args or --jsonargs the rest are values, not files.
-func jqOperands(cl cmdLine, e *effects) {
-	ops := cl.operands
-	if !cl.has("-f") && len(ops) > 0 {
-		ops = ops[1:]
-	}
-	if cl.has("--args", "--jsonargs") {
-		return
-	}
-	for _, o := range ops {
-		e.read(o)
 	}
 }

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strings"
 
+	"mvdan.cc/sh/v3/syntax"
+
 	"mvdan.cc/sh/v3/expand"
 	"mvdan.cc/sh/v3/interp"
 
@@ -54,8 +56,29 @@ func (c *checker) resolvedWhy(name string) string {
 func (c *checker) builtin(r *report, a []arg) (handled, ro bool) {
 	name := a[0].val
 	switch name {
-	case "echo", "true", "false", ":", "test", "[", "exit", "return", "break", "continue", "wait", "dirs":
+	case "echo", "true", "false", ":", "exit", "return", "break", "continue", "wait", "dirs":
 		return true, true // arguments are data, whatever they expand to
+	case "test", "[":
+		// test -e ~/.ssh/id_rsa probes a file: a read of it.
+		for i := 1; i+1 < len(a); i++ {
+			if a[i].known() && fileTest(a[i].val) {
+				if a[i+1].known() {
+					c.addPath(r, &r.reads, a[i+1].val)
+				} else {
+					r.unplaced = true
+				}
+			}
+		}
+		for i := 2; i+1 < len(a); i++ {
+			if a[i].known() && (a[i].val == "-nt" || a[i].val == "-ot" || a[i].val == "-ef") {
+				for _, w := range []arg{a[i-1], a[i+1]} {
+					if w.known() {
+						c.addPath(r, &r.reads, w.val)
+					}
+				}
+			}
+		}
+		return true, true
 	case "printf":
 		for _, w := range a[1:] {
 			if !w.known() || w.val == "-v" {
@@ -154,4 +177,25 @@ func (c *checker) cd(r *report, words []arg) {
 		return
 	}
 	c.dir = abs
+}
+
+// fileTest reports whether a test operator probes a file (-e, -f, -d …).
+func fileTest(op string) bool {
+	if len(op) != 2 || op[0] != '-' {
+		return false
+	}
+	return strings.IndexByte("abcdefghkprsuwxGLNOS", op[1]) >= 0
+}
+
+// probe records the file a [[ -e FILE ]] test looks at as a read.
+func (c *checker) probe(r *report, w *syntax.Word) {
+	if fields, ok := c.expandArgs([]*syntax.Word{w}, r); ok && len(fields) == 1 {
+		c.addPath(r, &r.reads, fields[0].val)
+		return
+	}
+	if a := wordArg(w); a.known() {
+		c.addPath(r, &r.reads, a.val)
+		return
+	}
+	r.unplaced = true
 }

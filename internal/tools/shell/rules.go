@@ -30,6 +30,7 @@ func (c *checker) argv(r *report, a []arg, in *string) bool {
 	name := cmdName(a0.val)
 	fam := family(name)
 	c.destinations(r, fam, a)
+	c.egress(r, fam, a)
 	if why := bannedWhy(fam); why != "" {
 		r.block("%q is not allowed: %s", name, why)
 		return false
@@ -50,6 +51,10 @@ func (c *checker) argv(r *report, a []arg, in *string) bool {
 		return c.xargs(r, a, in)
 	case "find":
 		return c.find(r, a) && a0.val == "find" && c.trusted(r, "find")
+	case "jq":
+		return c.jq(r, a) && a0.val == "jq" && c.trusted(r, "jq")
+	case "awk", "gawk", "mawk", "nawk":
+		return c.awk(r, a) && a0.val == fam && c.trusted(r, fam)
 	case "eval":
 		return c.evalCode(r, a[1:], "eval")
 	case "trap":
@@ -156,6 +161,12 @@ func (c *checker) envCmd(r *report, a []arg, in *string) bool {
 		}
 		inner = append(words, inner...)
 	}
+	if len(inner) == 0 && len(kv) == 0 {
+		// env alone prints the environment agentls gives commands (the
+		// sandbox's allow-list): read-only with the options that only
+		// shape the output.
+		return p.onlyOpts("-0", "--null") && a[0].val == "env" && c.trusted(r, "env")
+	}
 	c.withEnv(kv).argv(r, inner, in)
 	return false
 }
@@ -259,6 +270,7 @@ func (c *checker) wrapper(r *report, fam string, a []arg, in *string) bool {
 // substituted for the replace string).
 func (c *checker) xargs(r *report, a []arg, in *string) bool {
 	repl := ""
+	nul, safe := false, true
 	i := 1
 loop:
 	for ; i < len(a); i++ {
@@ -272,6 +284,13 @@ loop:
 		}
 		if strings.HasPrefix(w, "--") {
 			name, val, has := strings.Cut(w, "=")
+			switch name {
+			case "--null":
+				nul = true
+			case "--no-run-if-empty", "--verbose", "--exit", "--max-lines", "--max-args", "--max-procs", "--max-chars", "--replace":
+			default:
+				safe = false
+			}
 			switch name {
 			case "--replace":
 				repl = "{}"
@@ -287,6 +306,15 @@ loop:
 			continue
 		}
 		for j := 1; j < len(w); j++ {
+			switch ch := w[j]; {
+			case ch == '0':
+				nul = true
+			case strings.IndexByte("rtx", ch) >= 0:
+			default:
+				if strings.IndexByte("LnPsIi", ch) < 0 {
+					safe = false // -a reads a file, -p and -o use the terminal, -d, -E, -e change the parsing
+				}
+			}
 			switch ch := w[j]; {
 			case strings.IndexByte("adELnPsI", ch) >= 0:
 				val := w[j+1:]
@@ -318,8 +346,17 @@ loop:
 	if repl == "" {
 		cc.subst = c.subst
 	}
-	cc.argv(r, inner, nil)
-	return false
+	blocks := &report{}
+	cc.argv(blocks, inner, nil)
+	if blocks.blocked != "" {
+		r.block("%s", blocks.blocked)
+		r.dests = append(r.dests, blocks.dests...)
+		r.sends = append(r.sends, blocks.sends...)
+		return false
+	}
+	r.dests = append(r.dests, blocks.dests...)
+	r.sends = append(r.sends, blocks.sends...)
+	return c.xargsRO(r, a[i:], repl, nul, safe)
 }
 
 // shell judges sh/bash/zsh… invocations: the -c script, a script file, or
@@ -414,9 +451,11 @@ func (c *checker) shellScript(r *report, s arg, what string) bool {
 func (c *checker) find(r *report, a []arg) bool {
 	ro := true
 	i := 1
+	follow := false              // -L, or -follow among the predicates
 	for i < len(a) && a[i].lit { // -H -L -P -D opts -Olevel
 		w := a[i].val
 		if w == "-H" || w == "-L" || w == "-P" || strings.HasPrefix(w, "-O") {
+			follow = w == "-L" || (follow && w != "-P" && w != "-H")
 			i++
 			continue
 		}
@@ -482,9 +521,17 @@ func (c *checker) find(r *report, a []arg) bool {
 		case findTakesValue(v):
 			i++ // the value is data, whatever it looks like
 		case findFlag(v):
+			follow = follow || v == "-follow"
 		default:
 			r.note("find: " + v + " is not a predicate agentls knows to be safe")
 			ro = false
+		}
+	}
+	if follow {
+		for _, s := range starts {
+			if s.known() {
+				c.linksOut(r, s.val)
+			}
 		}
 	}
 	return ro

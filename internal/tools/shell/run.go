@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"runtime/debug"
 	"strings"
@@ -16,6 +17,7 @@ import (
 	"mvdan.cc/sh/v3/interp"
 	"mvdan.cc/sh/v3/syntax"
 
+	"github.com/agentls/agentls/internal/sandbox"
 	"github.com/agentls/agentls/internal/tools/confine"
 )
 
@@ -31,9 +33,21 @@ const (
 type Options struct {
 	// Dir is the working directory (absolute, must exist).
 	Dir string
-	// Env is the base environment; nil means os.Environ(). Secrets are
-	// removed from it and non-interactive settings forced on.
+	// Env is the base environment, which the interpreter's own expansions
+	// see too; nil means os.Environ() through the sandbox's allow-list.
+	// Secrets are removed from it and non-interactive settings forced on.
 	Env []string
+	// Start starts each program the interpreter runs (a sandbox's Start,
+	// which confines it); nil means exec.Cmd.Start.
+	Start func(*exec.Cmd) error
+	// Git runs git when the run-time judge reads a repository's
+	// configuration (confined, as the bash tool runs it); nil runs git
+	// from PATH directly.
+	Git GitRunner
+	// Done, when set, is called once the command has ended, in the
+	// foreground or as a background job (what it holds for its programs,
+	// such as a proxy token, can then go).
+	Done func()
 	// Secrets are extra variable names to remove (case-insensitive), on top
 	// of every AGENTLS_* variable and every *_API_KEY (which covers
 	// OPENAI_API_KEY, ANTHROPIC_API_KEY, OPENROUTER_API_KEY, GEMINI_API_KEY).
@@ -116,6 +130,9 @@ const maxScriptDepth = 16
 // execute runs command writing to stdout and stderr, returning the exit
 // code and whether ctx ended first.
 func execute(ctx context.Context, command string, o Options, stdout, stderr io.Writer) (code int, interrupted bool, err error) {
+	if o.Done != nil {
+		defer o.Done()
+	}
 	if o.Dir == "" {
 		return 1, false, errors.New("shell: Options.Dir is required")
 	}
@@ -292,6 +309,7 @@ func (s *session) checker(hc interp.HandlerContext) *checker {
 		roots:     s.roots,
 		lookPath:  envLookPath(env),
 		base:      exported(env),
+		runGit:    s.opts.Git,
 	}
 }
 
@@ -378,7 +396,7 @@ func (s *session) guard(next interp.ExecHandlerFunc) interp.ExecHandlerFunc {
 			fmt.Fprintf(hc.Stderr, "agentls: blocked: %s\n", r.blocked)
 			return interp.ExitStatus(1)
 		}
-		return next(withExtraEnv(ctx, s.readOnlyEnv(argv, r)), args)
+		return next(withExtraEnv(ctx, s.readOnlyEnv(argv, r)), readOnlyArgs(argv, r, args))
 	}
 }
 
@@ -442,7 +460,7 @@ func (s *session) exec(interp.ExecHandlerFunc) interp.ExecHandlerFunc {
 		}
 		code, err := runProcess(ctx, proc{
 			path: path, args: args, env: env, dir: hc.Dir,
-			stdin: stdin, stdout: hc.Stdout, stderr: hc.Stderr,
+			stdin: stdin, stdout: hc.Stdout, stderr: hc.Stderr, start: s.opts.Start,
 		}, s.grace)
 		switch {
 		case errors.Is(err, errNoExec):
@@ -519,7 +537,7 @@ func forcedEnv() []string {
 func buildEnv(o Options) []string {
 	base := o.Env
 	if base == nil {
-		base = os.Environ()
+		base = sandbox.FilterEnv(os.Environ(), nil)
 	}
 	forced := forcedEnv()
 	out := make([]string, 0, len(base)+len(forced))

@@ -38,11 +38,7 @@ function M.answer(id, answer)
     return false
   end
   finish(ask)
-  rpc.command(ask.client_id, 'agentls.approve', { id = ask.id, answer = answer }, nil, function(err)
-    if err then
-      util.notify('agentls: ' .. tostring(err.message), vim.log.levels.WARN)
-    end
-  end)
+  rpc.send(ask.client_id, 'agentls.approve', { id = ask.id, answer = answer })
   return true
 end
 
@@ -118,6 +114,7 @@ function M.on_done(_, params, _)
   if ask then
     finish(ask)
   end
+  require('agentls.question').done(params.id)
   require('agentls.review').ended(params.id)
 end
 

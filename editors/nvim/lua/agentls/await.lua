@@ -10,10 +10,6 @@ local util = require('agentls.util')
 
 local M = {}
 
--- settle_ms is how long typed keys are dropped once a window of the
--- plugin's shows a question (see pump).
-local settle_ms = 300
-
 -- run runs one typed key in window win: as :normal, so that window's
 -- mappings work; ':' reads a command line with input() and runs it.
 local function run(c, win)
@@ -78,14 +74,30 @@ function M.await(ui, what, opts)
   local answer
   local co = coroutine.running()
   if not M.sync() then
-    local called, err = pcall(ui, function(item)
+    local over = false
+    local function resume(item)
+      if over then
+        return -- answered after ask_timeout, or twice
+      end
+      over = true
       -- The built-in pickers call back before yield: resume later.
       vim.schedule(function()
         coroutine.resume(co, item)
       end)
-    end)
+    end
+    local called, err = pcall(ui, resume)
     if called then
+      local timer = vim.defer_fn(function()
+        if not over then
+          util.notify('agentls: no answer to "' .. what .. '" within ask_timeout', vim.log.levels.WARN)
+          resume(nil)
+        end
+      end, state.config.ask_timeout)
       answer = coroutine.yield()
+      if not timer:is_closing() then
+        timer:stop()
+        timer:close()
+      end
     else
       util.notify('agentls: the prompt failed: ' .. tostring(err), vim.log.levels.ERROR)
     end
@@ -104,7 +116,7 @@ function M.await(ui, what, opts)
       util.notify('agentls: the prompt failed: ' .. tostring(err), vim.log.levels.ERROR)
     end
     if not done then
-      local from = vim.loop.hrtime() + settle_ms * 1e6
+      local from = vim.loop.hrtime() + util.settle_ms * 1e6
       vim.wait(state.config.ask_timeout, function()
         if opts.keys then
           M.pump(function()

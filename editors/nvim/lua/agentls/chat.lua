@@ -260,7 +260,8 @@ function M.event(ev, client_id)
       chat.by_tool[ev.id] = b
     end
   elseif t == 'permission' then
-    local b = pending_tool(chat, ev.tool)
+    -- The permission event names its call by id.
+    local b = (util.present(ev.id) and chat.by_tool[ev.id]) or pending_tool(chat, ev.tool)
     if b and ev.decision == 'deny' then
       b.permission = 'deny'
       update(chat, b)
@@ -297,6 +298,40 @@ function M.event(ev, client_id)
       add(chat, { kind = 'ended', reason = ev.reason })
     end
   end
+end
+
+--- history shows a stored session's turns (agentls.history's entries) in
+--- its chat, which becomes the client's: the next prompt continues it.
+function M.history(client_id, session, entries)
+  local chat = bind(client_id, session)
+  for _, b in ipairs(vim.tbl_values(chat.blocks)) do
+    if b.mark then
+      pcall(vim.api.nvim_buf_del_extmark, chat.buf, ns, b.mark)
+    end
+  end
+  chat.blocks, chat.by_mark, chat.by_tool, chat.stream, chat.thinking = {}, {}, {}, nil, nil
+  local at = row(chat, footer(chat))
+  vim.api.nvim_buf_set_lines(chat.buf, 0, at, false, {})
+  add(chat, { kind = 'notice', text = 'resumed session ' .. session .. ': its earlier turns' })
+  local tool
+  for _, e in ipairs(util.list(entries, function(e)
+    return type(e) == 'table' and e or nil
+  end)) do
+    local text = tostring(e.text or '')
+    if e.kind == 'you' then
+      add(chat, { kind = 'you', prompt = text })
+      add(chat, { kind = 'heading' })
+    elseif e.kind == 'agent' then
+      add(chat, { kind = 'text', text = text })
+    elseif e.kind == 'tool' then
+      tool = add(chat, { kind = 'tool', fold = true, name = e.tool, title = tostring(e.tool or '?') .. ' ' .. text })
+    elseif e.kind == 'result' and tool then
+      tool.content, tool.is_error = text, e.isError == true
+      update(chat, tool)
+      tool = nil
+    end
+  end
+  return chat
 end
 
 --- prompt returns the text typed in the prompt area.

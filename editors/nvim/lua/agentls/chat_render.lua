@@ -94,6 +94,10 @@ function M.error(b)
   return lines
 end
 
+function M.notice(b)
+  return { '_' .. tostring(b.text) .. '_', '' }
+end
+
 function M.ended(b)
   return { '_turn ended: ' .. tostring(b.reason) .. '_', '' }
 end

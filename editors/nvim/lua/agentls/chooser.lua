@@ -27,14 +27,6 @@ function M.pick(ask_ui, items, opts, on_choice)
   return nil
 end
 
-local function width_of(lines)
-  local w = 20
-  for _, l in ipairs(lines) do
-    w = math.max(w, vim.fn.strdisplaywidth(l))
-  end
-  return math.min(w + 2, math.max(20, vim.o.columns - 6))
-end
-
 --- select shows items in a float and calls on_choice(item, idx) once, with
 --- nil when dismissed (q, or its buffer wiped). Returns {close = fn, win = …, buf = …}; close()
 --- takes it away without calling on_choice.
@@ -51,25 +43,18 @@ function M.select(items, opts, on_choice)
   table.insert(lines, '1-9: go to · <CR>: choose · q: dismiss · <Esc>: back to your window')
   local buf = util.scratch('agentls://choose/' .. tostring(vim.loop.hrtime()), nil, false)
   util.set_lines(buf, lines)
-  local width = width_of(lines)
-  local height = math.min(#lines, math.max(3, vim.o.lines - 6))
   local from = vim.api.nvim_get_current_win()
-  local normal = vim.api.nvim_get_mode().mode == 'n'
-  local win = vim.api.nvim_open_win(buf, normal, {
-    relative = 'editor',
-    row = math.max(0, vim.o.lines - height - 4),
-    col = math.max(0, math.floor((vim.o.columns - width) / 2)),
-    width = width,
-    height = height,
-    style = 'minimal',
-    border = 'rounded',
-  })
-  vim.wo[win].wrap = true
+  local handle = { buf = buf }
+  local done = false
+  local win = util.question_float(buf, lines, 20, function()
+    util.settle(handle)
+  end, function()
+    return not done
+  end)
+  handle.win = win
   vim.wo[win].cursorline = true
   pcall(vim.api.nvim_win_set_cursor, win, { first, 0 })
 
-  local handle = { win = win, buf = buf }
-  local done = false
   local function finish(idx)
     if done then
       return
@@ -110,16 +95,7 @@ function M.select(items, opts, on_choice)
       vim.api.nvim_win_set_cursor(0, { first + i - 1, 0 })
     end, 'go to choice ' .. i }
   end
-  if not normal then
-    vim.api.nvim_create_autocmd({ 'InsertLeave', 'CmdlineLeave' }, { once = true, callback = function()
-      vim.schedule(function()
-        if not done and vim.api.nvim_win_is_valid(win) then
-          vim.api.nvim_set_current_win(win)
-        end
-      end)
-    end })
-  end
-  util.map(buf, keys)
+  util.map(buf, keys, handle)
   -- Wiped some other way (:bwipe, :q): a dismissal.
   vim.api.nvim_create_autocmd('BufWipeout', { buffer = buf, once = true, callback = function()
     vim.schedule(function()

@@ -4,7 +4,9 @@
 local asks = require('agentls.ask')
 local binary = require('agentls.binary')
 local chat = require('agentls.chat')
+local events = require('agentls.events')
 local handlers = require('agentls.handlers')
+local question = require('agentls.question')
 local quickfix = require('agentls.quickfix')
 local review = require('agentls.review')
 local roots = require('agentls.roots')
@@ -23,6 +25,7 @@ local function on_event(_, ev, ctx)
   if type(ev) ~= 'table' then
     return
   end
+  ev = events.checked(ev)
   local id = ctx.client_id
   if ev.type == 'turn_start' and not util.present(ev.parent_id) then
     state.turns[id] = ev.turn_id or ''
@@ -34,6 +37,7 @@ local function on_event(_, ev, ctx)
     state.turns[id] = nil
     -- Nobody waits for this turn's questions any more.
     asks.ended(id, ev.turn_id)
+    question.ended(id)
     review.turn_ended(id, ev.turn_id)
   end
   status.event(ev, id)
@@ -56,6 +60,7 @@ local function capabilities()
     saveDocument = state.config.save and true or false,
     question = true,
     asyncAsk = true,
+    asyncQuestion = true,
     review = state.config.review and true or false,
   }
   if not vim.lsp.handlers['window/showDocument'] then
@@ -93,6 +98,7 @@ local function forget(id)
   state.turns[id], state.last_turn[id] = nil, nil
   state.step[id], state.plan[id], state.changed[id], state.sessions[id] = nil, nil, nil, nil
   asks.ended(id)
+  question.ended(id)
   review.turn_ended(id)
   chat.forget(id)
   if state.last_client == id then
@@ -117,12 +123,16 @@ local function server_cmd()
   return { bin, 'serve', '--stdio' }
 end
 
-local function client_config(root, cmd)
+-- plugin_handlers are the handlers of the server's requests and
+-- notifications; each gets its params with JSON null as nil (0.10+
+-- decode it as vim.NIL).
+local function plugin_handlers()
   local h = {
     ['agentls/event'] = on_event,
     ['agentls/saveDocument'] = handlers.save,
     ['agentls/ask'] = asks.on_ask,
     ['agentls/askDone'] = asks.on_done,
+    ['agentls/askQuestion'] = question.on_question,
     ['agentls/review'] = review.on_review,
     -- Servers without asyncAsk ask this way.
     ['window/showMessageRequest'] = handlers.show_message_request,
@@ -132,47 +142,119 @@ local function client_config(root, cmd)
   if not vim.lsp.handlers['window/showDocument'] then
     h['window/showDocument'] = handlers.show_document
   end
+  for method, fn in pairs(h) do
+    h[method] = util.denulled(fn)
+  end
+  return h
+end
+
+--- adopt makes a client named agentls the plugin's, however it was
+--- started (setup(), vim.lsp.enable('agentls') with the plugin's
+--- lsp/agentls.lua, vim.lsp.config, another plugin): the plugin knows its
+--- root, and it gets the plugin's handlers where it has none, so the chat,
+--- the statusline and the asks work with it.
+function M.adopt(client)
+  if not client or client.name ~= 'agentls' then
+    return
+  end
+  local id = client.id
+  if not state.roots[id] then
+    local root = client.root_dir or (client.config and client.config.root_dir) or vim.fn.getcwd()
+    state.roots[id] = root
+    if not (state.clients[root] and vim.lsp.get_client_by_id(state.clients[root])) then
+      state.clients[root] = id
+    end
+  end
+  client.handlers = client.handlers or {}
+  for method, fn in pairs(plugin_handlers()) do
+    if client.handlers[method] == nil then
+      client.handlers[method] = fn
+    end
+  end
+  if client.initialized then
+    state.ready[id] = true
+  end
+end
+
+local function on_init(client)
+  M.adopt(client)
+  state.ready[client.id] = true
+  -- on_init runs before Neovim sends didOpen for the buffers attached
+  -- so far: run the waiting requests after that.
+  vim.schedule(function()
+    local queue = state.queue[client.id] or {}
+    state.queue[client.id] = nil
+    for _, fn in ipairs(queue) do
+      fn(client)
+    end
+  end)
+end
+
+local function on_exit(code, signal, id)
+  -- Called from a libuv callback on 0.7: no editor calls here.
+  vim.schedule(function()
+    local running = state.turns[id]
+    forget(id)
+    status.changed()
+    if code ~= 0 or signal ~= 0 or running then
+      notify(string.format('agentls: server exited (code %d, signal %d)', code, signal), vim.log.levels.WARN)
+    end
+  end)
+end
+
+local function client_config(root, cmd)
   return {
     name = 'agentls',
     cmd = cmd,
     root_dir = root,
-    workspace_folders = { { uri = vim.uri_from_fname(root), name = root } },
+    workspace_folders = root and { { uri = vim.uri_from_fname(root), name = root } } or nil,
     init_options = init_options(),
     capabilities = capabilities(),
-    handlers = h,
+    handlers = plugin_handlers(),
     -- The code actions' agentls.ask runs here, to ask for your question.
     commands = { ['agentls.ask'] = require('agentls.actions').ask },
-    on_init = function(client)
-      state.ready[client.id] = true
-      -- on_init runs before Neovim sends didOpen for the buffers attached
-      -- so far: run the waiting requests after that.
-      vim.schedule(function()
-        local queue = state.queue[client.id] or {}
-        state.queue[client.id] = nil
-        for _, fn in ipairs(queue) do
-          fn(client)
-        end
-      end)
-    end,
-    on_exit = function(code, signal, id)
-      -- Called from a libuv callback on 0.7: no editor calls here.
-      vim.schedule(function()
-        local running = state.turns[id]
-        forget(id)
-        status.changed()
-        if code ~= 0 or signal ~= 0 or running then
-          notify(string.format('agentls: server exited (code %d, signal %d)', code, signal), vim.log.levels.WARN)
-        end
-      end)
-    end,
+    on_init = on_init,
+    on_exit = on_exit,
     on_attach = state.config.on_attach,
   }
+end
+
+--- lsp_config is the plugin's lsp/agentls.lua: the configuration
+--- vim.lsp.enable('agentls') starts (Neovim 0.11+), with setup()'s options
+--- when it was called, else the defaults.
+function M.lsp_config()
+  require('agentls').config()
+  local cmd, why = server_cmd()
+  if not cmd then
+    util.notify_once('cmd', why, vim.log.levels.ERROR)
+    cmd = { 'agentls', 'serve', '--stdio' }
+  end
+  local conf = client_config(nil, cmd)
+  conf.filetypes = state.config.filetypes
+  -- The same root as setup()'s clients: see roots.lua.
+  conf.root_dir = function(buf, on_dir)
+    local path = handlers.file_path(buf)
+    local root = path and roots.find(path)
+    if root then
+      on_dir(root)
+    end
+  end
+  return conf
 end
 
 local function attached_client(buf)
   for id in pairs(state.roots) do
     if vim.lsp.buf_is_attached(buf, id) then
       return id
+    end
+  end
+  -- A client named agentls that someone else started (0.7 has no
+  -- LspAttach to adopt it as it attaches).
+  local attached = vim.lsp.get_clients and vim.lsp.get_clients({ bufnr = buf }) or vim.lsp.buf_get_clients(buf)
+  for _, c in pairs(attached) do
+    if c.name == 'agentls' then
+      M.adopt(c)
+      return c.id
     end
   end
 end
@@ -236,9 +318,20 @@ function M.attach(buf)
   return id
 end
 
+--- prune forgets the clients that are gone: one the plugin adopted
+--- (see adopt) exits without the plugin's on_exit.
+function M.prune()
+  for id in pairs(vim.tbl_extend('force', {}, state.roots)) do
+    local c = vim.lsp.get_client_by_id(id)
+    if not c or (c.is_stopped and c:is_stopped()) then
+      forget(id)
+    end
+  end
+end
+
 -- running tells whether a client id is a running agentls client.
 function M.running(id)
-  return id ~= nil and state.roots[id] ~= nil
+  return id ~= nil and state.roots[id] ~= nil and vim.lsp.get_client_by_id(id) ~= nil
 end
 
 -- current finds the client for a command: the current buffer's

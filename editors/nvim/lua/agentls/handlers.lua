@@ -218,6 +218,10 @@ function M.show_message(_, params, _)
   if not params then
     return
   end
+  if params.type == 1 and tostring(params.message):find('config file .- did not load') then
+    -- For :checkhealth agentls.
+    require('agentls.state').config_problem = (tostring(params.message):gsub('^agentls: ', ''))
+  end
   local levels = { vim.log.levels.ERROR, vim.log.levels.WARN, vim.log.levels.INFO, vim.log.levels.DEBUG }
   util.notify(util.reword(params.message), levels[params.type] or vim.log.levels.INFO)
 end

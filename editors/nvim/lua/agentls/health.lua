@@ -43,6 +43,7 @@ function M.check()
     local out = vim.fn.system({ bin, 'version' })
     if vim.v.shell_error == 0 then
       ok(string.format('%s (%s): %s', vim.fn.exepath(bin), from, vim.trim(out)))
+      M.sandbox(bin)
     else
       warn(string.format('%s version failed: %s', bin, vim.trim(out)))
     end
@@ -52,17 +53,25 @@ function M.check()
     })
   end
 
+  local state = require('agentls.state')
+  if #(state.option_errors or {}) == 0 then
+    ok('setup() options: all known')
+  end
+  for _, e in ipairs(state.option_errors or {}) do
+    error_(e, { 'fix it in your setup({...}) call; the other options apply' })
+  end
+  local file = M.config_file()
+  local problem = M.config_problem(file)
+  if problem then
+    error_(problem, { 'fix ' .. file .. ': until it loads, none of its settings (model, providers, permissions) apply' })
+  end
+
   local model = cfg and cfg.model
   if model then
     ok('model (setup): ' .. model)
   elseif vim.env.AGENTLS_MODEL and vim.env.AGENTLS_MODEL ~= '' then
     ok('model ($AGENTLS_MODEL): ' .. vim.env.AGENTLS_MODEL)
   else
-    local dir = vim.env.XDG_CONFIG_HOME
-    if not dir or dir == '' then
-      dir = vim.fn.expand('~/.config')
-    end
-    local file = dir .. '/agentls/config.json'
     local f = io.open(file, 'r')
     local text = f and f:read('*a') or ''
     if f then
@@ -93,6 +102,62 @@ function M.check()
   for _, c in ipairs(clients) do
     info(string.format('client %d on %s (%s), status: %s', c.id, c.root,
       c.ready and 'initialized' or 'starting', agentls.status()))
+  end
+end
+
+-- config_file is the path of agentls's user config file.
+function M.config_file()
+  local dir = vim.env.XDG_CONFIG_HOME
+  if not dir or dir == '' then
+    dir = vim.fn.expand('~/.config')
+  end
+  return dir .. '/agentls/config.json'
+end
+
+-- config_problem says why the config file does not load: what a running
+-- server reported (any error, such as an unknown key), else whether it
+-- is JSON at all. nil when it loads or there is none.
+function M.config_problem(file)
+  local reported = require('agentls.state').config_problem
+  if reported then
+    return reported
+  end
+  local f = io.open(file, 'r')
+  if not f then
+    return nil
+  end
+  local text = f:read('*a')
+  f:close()
+  local okj, err = pcall(vim.fn.json_decode, text)
+  if not okj then
+    return string.format('%s is not valid JSON, so agentls ignores all of it: %s', file, tostring(err):gsub('^.-: ', ''))
+  end
+  return nil
+end
+
+-- What the kernel enforces for the programs agentls starts in this
+-- folder (`agentls sandbox --json`): every command, hook, language server
+-- and MCP server runs confined where the system can.
+function M.sandbox(bin)
+  local out = vim.fn.system({ bin, 'sandbox', '--json', '--workspace', vim.fn.getcwd() })
+  if vim.v.shell_error ~= 0 then
+    warn('sandbox: `agentls sandbox` failed: ' .. vim.trim(out))
+    return
+  end
+  local okj, st = pcall(vim.fn.json_decode, out)
+  if not okj or type(st) ~= 'table' then
+    warn('sandbox: could not read `agentls sandbox --json`: ' .. vim.trim(out))
+    return
+  end
+  local function str(v)
+    return (type(v) == 'string') and v or ''
+  end
+  if st.confined == true then
+    ok(string.format('sandbox: on (%s; network: %s): commands, hooks and servers write only in the workspace and reach the network through agentls\'s proxy', str(st.mechanism), str(st.network)))
+  elseif str(st.mode) == 'off' then
+    warn('sandbox: off (sandbox.mode "off" in the user config): programs run unconfined')
+  else
+    warn('sandbox: not enforced: ' .. str(st.reason), { 'agentls asks before every command that is not read-only; `agentls sandbox` shows what this machine offers' })
   end
 end
 

@@ -21,6 +21,7 @@ local transcript = require('agentls.transcript')
 local util = require('agentls.util')
 
 local notify, has = util.notify, util.has
+local options = require('agentls.options')
 
 local M = {}
 
@@ -74,9 +75,11 @@ local function target(opts)
     return id, nil, opts.chat.session
   end
   if client.running(opts.client_id) then
-    return opts.client_id, opts.bufnr
+    return opts.client_id, opts.bufnr, state.sessions[opts.client_id]
   end
-  return client.current()
+  -- The client's session: a resumed one (:AgentResume) goes on.
+  local id, buf = client.current()
+  return id, buf, id and state.sessions[id]
 end
 
 --- ask starts a turn with prompt. opts.range = {line1, line2} (1-based)
@@ -256,7 +259,12 @@ M.statusline = status.statusline
 --- stop shuts every agentls client down.
 function M.stop()
   for id in pairs(state.roots) do
-    vim.lsp.stop_client(id)
+    local c = vim.lsp.get_client_by_id(id)
+    if c and has('0.11') then
+      c:stop() -- vim.lsp.stop_client is deprecated there
+    elseif c then
+      vim.lsp.stop_client(id)
+    end
   end
 end
 
@@ -305,15 +313,11 @@ function M.setup(opts)
     return
   end
   opts = opts or {}
-  for key, types in pairs({ cmd = 'table', root_dir = 'string function', filetypes = 'table',
-    root_markers = 'table', on_attach = 'function', capabilities = 'table', init_options = 'table',
-    permissions = 'table', model = 'string', ask_timeout = 'number', ask_ui = 'string' }) do
-    local v = opts[key]
-    if v ~= nil and not types:find(type(v), 1, true) then
-      error(string.format('agentls.setup: %s must be a %s, got %s', key, types:gsub(' ', ' or '), type(v)), 2)
-    end
+  state.option_errors = options.check(opts)
+  for _, e in ipairs(state.option_errors) do
+    notify('agentls: ' .. e, vim.log.levels.ERROR)
   end
-  state.config = vim.tbl_extend('force', vim.deepcopy(defaults), opts)
+  state.config = vim.tbl_extend('force', vim.deepcopy(defaults), options.valid(opts))
   require('agentls.commands').define()
   status.define_click()
   local group = vim.api.nvim_create_augroup('agentls', { clear = true })
@@ -334,6 +338,7 @@ end
 
 --- clients lists the running agentls clients as {id, root} tables.
 function M.clients()
+  client.prune()
   local out = {}
   for id, root in pairs(state.roots) do
     table.insert(out, { id = id, root = root, ready = state.ready[id] == true })
@@ -345,6 +350,15 @@ function M.clients()
 end
 
 M._config = function()
+  return state.config
+end
+
+--- config returns the configuration: setup()'s, else the defaults (for
+--- clients started by vim.lsp.enable('agentls') without setup()).
+function M.config()
+  if not state.config then
+    state.config = vim.deepcopy(defaults)
+  end
   return state.config
 end
 

@@ -146,6 +146,7 @@ local function focus_later(r)
     vim.schedule(function()
       if not r.done and r.win and vim.api.nvim_win_is_valid(r.win) then
         vim.api.nvim_set_current_win(r.win)
+        util.settle(r)
       end
     end)
   end })
@@ -183,6 +184,7 @@ local function open(p, client_id, callback)
   vim.wo[r.win].foldenable = false
   mark(r)
   goto_hunk(r, 1)
+  util.settle(r)
   focus_later(r)
 
   local function here()
@@ -209,7 +211,7 @@ local function open(p, client_id, callback)
       keys[tostring(i)] = { function() decide_all(r, true, c.answer) end, c.title }
     end
   end
-  util.map(r.buf, keys)
+  util.map(r.buf, keys, r)
   util.event('AgentlsReview')
   -- Closed some other way (:q, :bwipe): no answer, a deny.
   vim.api.nvim_create_autocmd('BufWipeout', { buffer = r.buf, once = true, callback = function()

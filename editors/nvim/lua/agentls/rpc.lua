@@ -35,9 +35,19 @@ function M.command(id, name, args, bufnr, on_result)
   M.with_client(id, function(client)
     M.request(client, 'workspace/executeCommand', { command = name, arguments = { args } }, function(err, result)
       if on_result then
-        on_result(err, result)
+        on_result(util.denull(err), util.denull(result))
       end
     end, bufnr)
+  end)
+end
+
+-- send runs command name like command, for an answer nothing waits on:
+-- an error is shown as a warning.
+function M.send(id, name, args)
+  M.command(id, name, args, nil, function(err)
+    if err then
+      util.notify('agentls: ' .. tostring(err.message), vim.log.levels.WARN)
+    end
   end)
 end
 

@@ -13,12 +13,15 @@ return {
   asking = 0, -- questions waiting in a request handler (showMessageRequest, question, review)
   last_client = nil,
   warned = {},
+  option_errors = {}, -- what setup() reported about its options (see options.lua)
+  config_problem = nil, -- why the config file did not load, as a server said
   step = {}, -- client id -> what the running turn does now ("view main.go")
   plan = {}, -- client id -> the plan's progress ("2/5: writing the fix")
   changed = {}, -- client id -> the last turn that changed files (for revert)
   sessions = {}, -- client id -> session id
   log = { lines = {}, titles = {} }, -- the transcript behind :AgentLog
   asks = {}, -- ask id -> the open agentls/ask (see ask.lua)
+  questions = {}, -- question id -> the open agentls/askQuestion (see question.lua)
   review = nil, -- the open agentls/review (see review.lua)
   chats = {}, -- chat key (session id, or 'client:N' before the first) -> chat (see chat.lua)
   located = {}, -- recent tool results that name places, newest last (see quickfix.lua)

@@ -12,7 +12,7 @@ function M.changed()
 end
 
 local function waiting()
-  return state.asking > 0 or next(state.asks) ~= nil or state.review ~= nil
+  return state.asking > 0 or next(state.asks) ~= nil or next(state.questions) ~= nil or state.review ~= nil
 end
 
 --- status: "waiting for you" (a question is open), "working" (a turn

@@ -72,6 +72,32 @@ function M.strings(v)
   return M.list(v, tostring)
 end
 
+-- denull turns JSON null (vim.NIL, which 0.10+ decode it as inside
+-- tables too) into nil, in place and all the way down, so the server's
+-- data reads like Lua tables: `x or {}` and ipairs work on every version.
+function M.denull(v)
+  if v == vim.NIL then
+    return nil
+  end
+  if type(v) == 'table' then
+    for k, x in pairs(v) do
+      if x == vim.NIL then
+        v[k] = nil
+      else
+        M.denull(x)
+      end
+    end
+  end
+  return v
+end
+
+-- denulled wraps an LSP handler so it gets its params through denull.
+function M.denulled(fn)
+  return function(err, params, ctx, config)
+    return fn(err, M.denull(params), ctx, config)
+  end
+end
+
 -- present: neither nil, JSON null nor ''.
 function M.present(v)
   return v ~= nil and v ~= vim.NIL and v ~= ''
@@ -103,7 +129,11 @@ function M.scratch(name, filetype, keep)
   vim.bo[buf].buflisted = false
   pcall(vim.api.nvim_buf_set_name, buf, name)
   if filetype then
-    vim.bo[buf].filetype = filetype
+    -- A filetype plugin may fail (0.12's markdown one asserts its
+    -- tree-sitter parser is installed): the buffer works without it.
+    pcall(function()
+      vim.bo[buf].filetype = filetype
+    end)
   end
   return buf
 end
@@ -116,11 +146,72 @@ function M.set_lines(buf, lines)
   vim.bo[buf].modified = false
 end
 
--- map sets buffer-local Normal-mode keys: {lhs = {fn, desc}}.
-function M.map(buf, keys)
+-- settle_ms is how long the keys of a window of the plugin's that shows a
+-- question do nothing once it has the focus: typed for something else,
+-- they must not answer a question that just appeared.
+M.settle_ms = 300
+
+-- settle starts t's settling time (t.ready_at) now.
+function M.settle(t)
+  t.ready_at = vim.loop.hrtime() + M.settle_ms * 1e6
+end
+
+-- settled tells whether t's settling time is over.
+function M.settled(t)
+  return vim.loop.hrtime() >= (t.ready_at or 0)
+end
+
+-- map sets buffer-local Normal-mode keys: {lhs = {fn, desc}}; with guard
+-- (a table settle() was called on) a key does nothing until it settled.
+function M.map(buf, keys, guard)
   for lhs, k in pairs(keys) do
-    vim.keymap.set('n', lhs, k[1], { buffer = buf, nowait = true, silent = true, desc = 'agentls: ' .. k[2] })
+    local fn = k[1]
+    if guard then
+      fn = function()
+        if M.settled(guard) then
+          k[1]()
+        end
+      end
+    end
+    vim.keymap.set('n', lhs, fn, { buffer = buf, nowait = true, silent = true, desc = 'agentls: ' .. k[2] })
   end
+end
+
+-- question_float shows buf (its lines: text) in a float at the bottom,
+-- for a question: it takes the focus at once only in Normal mode, else
+-- when Insert mode or the command line ends (a question comes at any time:
+-- what you were typing never answers it). on_focus() runs each time it
+-- gets the focus, while open() is true. Returns the window.
+function M.question_float(buf, text, min_width, on_focus, open)
+  local w = min_width
+  for _, l in ipairs(text) do
+    w = math.max(w, vim.fn.strdisplaywidth(l))
+  end
+  local width = math.min(w + 2, math.max(min_width, vim.o.columns - 6))
+  local height = math.min(#text, math.max(3, vim.o.lines - 6))
+  local normal = vim.api.nvim_get_mode().mode == 'n'
+  local win = vim.api.nvim_open_win(buf, normal, {
+    relative = 'editor',
+    row = math.max(0, vim.o.lines - height - 4),
+    col = math.max(0, math.floor((vim.o.columns - width) / 2)),
+    width = width,
+    height = height,
+    style = 'minimal',
+    border = 'rounded',
+  })
+  vim.wo[win].wrap = true
+  on_focus()
+  if not normal then
+    vim.api.nvim_create_autocmd({ 'InsertLeave', 'CmdlineLeave' }, { once = true, callback = function()
+      vim.schedule(function()
+        if open() and vim.api.nvim_win_is_valid(win) then
+          vim.api.nvim_set_current_win(win)
+          on_focus()
+        end
+      end)
+    end })
+  end
+  return win
 end
 
 -- leave_float goes to a normal window when the current one floats (a

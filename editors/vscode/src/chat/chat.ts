@@ -159,6 +159,7 @@ export class Chat implements vscode.Disposable {
       entries: [...this.transcript.entries],
       status: { ...this.statusValue, session: this.title },
       draft: this.store.draft(),
+      draftGen: this.store.draftGen(),
       history: this.store.history(),
     });
   }
@@ -181,16 +182,18 @@ export class Chat implements vscode.Disposable {
         return;
       case 'draft':
         clearTimeout(this.draftTimer);
-        this.draftTimer = setTimeout(() => void this.store.setDraft(m.text), saveDelay);
+        this.draftTimer = setTimeout(() => void this.store.setDraft(m.text, m.gen), saveDelay);
         return;
       case 'ask': {
         const ok = (await a?.ask(m.prompt, m.withContext)) ?? false;
-        if (ok) {
-          await this.store.addHistory(m.prompt);
-          clearTimeout(this.draftTimer);
-          await this.store.setDraft('');
-        }
+        // The box empties at once; the stores follow (a late draft of
+        // this generation is dropped by store.sent either way).
         this.view.post({ type: 'asked', prompt: m.prompt, ok });
+        if (ok) {
+          clearTimeout(this.draftTimer);
+          await this.store.sent(m.gen);
+          await this.store.addHistory(m.prompt);
+        }
         return;
       }
       case 'mentions':

@@ -19,7 +19,7 @@ export interface ChatStatus {
 
 /** Extension → webview. */
 export type ToView =
-  | { type: 'reset'; entries: Entry[]; status: ChatStatus; draft: string; history: string[] }
+  | { type: 'reset'; entries: Entry[]; status: ChatStatus; draft: string; draftGen: number; history: string[] }
   /** order: every entry's id in order, when one went in above the end. */
   | { type: 'entries'; entries: Entry[]; order?: string[] }
   | { type: 'status'; status: ChatStatus }
@@ -32,11 +32,11 @@ export type ToView =
 /** Webview → extension. */
 export type FromView =
   | { type: 'ready' }
-  | { type: 'ask'; prompt: string; withContext: boolean }
+  | { type: 'ask'; prompt: string; withContext: boolean; gen: number }
   | { type: 'answer'; id: string; answer: string; text?: string; chosen?: string[] }
   | { type: 'cancel' }
   | { type: 'revert' }
   | { type: 'openSettings'; setting: string }
   | { type: 'openReview'; id: string }
   | { type: 'mentions'; query: string }
-  | { type: 'draft'; text: string };
+  | { type: 'draft'; text: string; gen: number };

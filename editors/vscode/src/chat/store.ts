@@ -77,12 +77,44 @@ export class ChatStore {
     await this.memento.update(historyKey, h.slice(-maxHistory));
   }
 
+  /** The unsent text of the prompt box. */
   draft(): string {
-    return this.memento.get<string>(draftKey) ?? '';
+    return this.readDraft().text;
   }
 
-  async setDraft(text: string): Promise<void> {
-    await this.memento.update(draftKey, text);
+  /** The generation a new draft starts at (see Prompt.gen). */
+  draftGen(): number {
+    return this.readDraft().floor;
+  }
+
+  /**
+   * Keeps the box's text of generation gen; a draft of a generation a send
+   * ended (a timer or a message late behind the send) is dropped, so a sent
+   * prompt never comes back into the box.
+   */
+  async setDraft(text: string, gen: number): Promise<void> {
+    const d = this.readDraft();
+    if (gen < d.floor) {
+      return;
+    }
+    await this.memento.update(draftKey, { text, gen, floor: d.floor });
+  }
+
+  /** A prompt of generation gen was sent: that draft and older ones are over. */
+  async sent(gen: number): Promise<void> {
+    const d = this.readDraft();
+    const floor = Math.max(d.floor, gen + 1);
+    await this.memento.update(draftKey, d.gen >= floor ? { ...d, floor } : { text: '', gen: floor, floor });
+  }
+
+  private readDraft(): { text: string; gen: number; floor: number } {
+    const d = this.memento.get<unknown>(draftKey);
+    if (typeof d === 'string') {
+      return { text: d, gen: 0, floor: 0 }; // an older version's draft
+    }
+    const o = (d ?? {}) as { text?: unknown; gen?: unknown; floor?: unknown };
+    const num = (v: unknown) => (typeof v === 'number' && Number.isFinite(v) ? v : 0);
+    return { text: typeof o.text === 'string' ? o.text : '', gen: num(o.gen), floor: num(o.floor) };
   }
 
   private read(): Stored {

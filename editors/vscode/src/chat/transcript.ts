@@ -147,7 +147,8 @@ export class Transcript {
   }
 
   private onPermission(e: AgentEvent): Entry[] {
-    const tool = this.lastTool(e.turn_id, (t) => t.status === 'running' && t.name === e.tool && !t.permission);
+    // The permission event names its call by id.
+    const tool = this.lastTool(e.turn_id, (t) => t.callId === e.id && t.parentId === e.parent_id && !t.permission);
     if (!tool) {
       return [];
     }

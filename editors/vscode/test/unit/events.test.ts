@@ -37,6 +37,8 @@ test('SessionState: the last turn that changed a file is the one to revert', () 
   s.onEvent({ type: 'tool_result', turn_id: 't1', name: 'edit', is_error: true });
   assert.equal(s.changedTurnId, undefined, 'a failed edit changed nothing');
   s.onEvent({ type: 'tool_result', turn_id: 't1', name: 'edit', is_error: false });
+  assert.equal(s.changedTurnId, undefined, 'an edit that changed nothing carries no hunks');
+  s.onEvent({ type: 'tool_result', turn_id: 't1', name: 'mcp_fs_write', is_error: false, hunks: [{ path: 'a.txt', old_start: 1, new_start: 1, old: 'a\n', new: 'b\n' }] });
   s.onEvent({ type: 'turn_end', turn_id: 't1', reason: 'completed' });
   assert.equal(s.changedTurnId, 't1');
   s.onEvent({ type: 'turn_start', turn_id: 't2' });

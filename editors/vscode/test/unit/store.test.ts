@@ -39,8 +39,27 @@ test('ChatStore: history without repeats, bounded; the draft', async () => {
     await s.addHistory(`p${i}`);
   }
   assert.equal(s.history().length, maxHistory);
-  await s.setDraft('half a prompt');
+  await s.setDraft('half a prompt', 0);
   assert.equal(s.draft(), 'half a prompt');
+});
+
+test('ChatStore: a sent prompt never comes back as the draft', async () => {
+  const s = new ChatStore(memento());
+  await s.setDraft('fix the bug', 0);
+  await s.sent(0); // sent as typed
+  assert.equal(s.draft(), '');
+  // The webview's last draft of that prompt arrives after the send.
+  await s.setDraft('fix the bug', 0);
+  assert.equal(s.draft(), '', 'a draft from before the send came back');
+  assert.equal(s.draftGen(), 1);
+  // What is typed after the send is kept, even if the send's answer is late.
+  await s.setDraft('and the tests', 1);
+  await s.sent(0);
+  assert.equal(s.draft(), 'and the tests');
+  // A store reloaded from an older version's string draft still reads.
+  const m = memento();
+  await m.update('agentls.chat.draft', 'old text');
+  assert.equal(new ChatStore(m).draft(), 'old text');
 });
 
 test('mentionAt: the @word before the cursor', () => {

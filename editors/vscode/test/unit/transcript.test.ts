@@ -37,7 +37,7 @@ test('Transcript: a text without deltas is one entry; blank text none', () => {
 test('Transcript: tool calls keep their whole output, diff and exit code; failures are marked', () => {
   const t = new Transcript();
   t.onEvent({ ...turn, type: 'tool_call', id: 'call_1', name: 'bash', title: 'bash nosuch', input: { command: 'nosuch' } });
-  t.onEvent({ ...turn, type: 'permission', tool: 'bash', decision: 'allow', source: 'user' });
+  t.onEvent({ ...turn, type: 'permission', id: 'call_1', tool: 'bash', decision: 'allow', source: 'user' });
   const out = '<stderr>\nnosuch: command not found\n</stderr>\nExit code: 127';
   const [bash] = t.onEvent({ ...turn, type: 'tool_result', id: 'call_1', name: 'bash', is_error: false, content: out }) as ToolEntry[];
   assert.equal(bash.status, 'failed', 'exit 127 is a failure even when is_error is false');
@@ -53,7 +53,10 @@ test('Transcript: tool calls keep their whole output, diff and exit code; failur
   assert.equal(edit.exitCode, undefined);
 
   t.onEvent({ ...turn, type: 'tool_call', id: 'call_3', name: 'edit', title: 'edit b.txt' });
-  const [denied] = t.onEvent({ ...turn, type: 'permission', tool: 'edit', decision: 'deny', source: 'user' }) as ToolEntry[];
+  t.onEvent({ ...turn, type: 'tool_call', id: 'call_4', name: 'edit', title: 'edit c.txt' });
+  // The permission event names its call by id: the first of two running edits.
+  const [denied] = t.onEvent({ ...turn, type: 'permission', id: 'call_3', tool: 'edit', decision: 'deny', source: 'user' }) as ToolEntry[];
+  assert.equal(denied.callId, 'call_3');
   assert.equal(denied.status, 'denied');
   t.onEvent({ ...turn, type: 'tool_result', id: 'call_3', name: 'edit', is_error: true, content: 'permission denied' });
   assert.equal((t.get(denied.id) as ToolEntry).status, 'denied');

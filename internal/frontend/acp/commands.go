@@ -1,0 +1,139 @@
+package acp
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	sdk "github.com/coder/acp-go-sdk"
+
+	"github.com/agentls/agentls/internal/permission"
+)
+
+// commandList is what available_commands_update offers: agentls's slash
+// commands, run by agentls itself rather than sent to the model.
+func commandList() []sdk.AvailableCommand {
+	hint := func(h string) *sdk.AvailableCommandInput {
+		return &sdk.AvailableCommandInput{Unstructured: &sdk.UnstructuredCommandInput{Hint: h}}
+	}
+	return []sdk.AvailableCommand{
+		{Name: "compact", Description: "Compact the conversation now: old tool results are cut and older turns summarised"},
+		{Name: "revert", Description: "Undo the file changes of a turn (the last turn with changes by default)", Input: hint("turn id (optional)")},
+		{Name: "mode", Description: "Show or switch the permission mode: chat, approve, smart or auto", Input: hint("chat | approve | smart | auto")},
+	}
+}
+
+// slashCommand recognises a prompt that is one of agentls's commands:
+// "/name" or "/name argument". Other prompts, "/unknown" included, go to
+// the model.
+func slashCommand(text string) (name, arg string, ok bool) {
+	t := strings.TrimSpace(text)
+	if !strings.HasPrefix(t, "/") {
+		return "", "", false
+	}
+	name, arg, _ = strings.Cut(t[1:], " ")
+	for _, c := range commandList() {
+		if c.Name == name {
+			return name, strings.TrimSpace(arg), true
+		}
+	}
+	return "", "", false
+}
+
+// runCommand runs a slash command and reports what it did as the agent's
+// message; the prompt then ends (end_turn).
+func (ss *session) runCommand(name, arg string) sdk.PromptResponse {
+	ctx := ss.srv.base
+	var msg string
+	switch name {
+	case "compact":
+		msg = ss.compact(ctx)
+	case "revert":
+		msg = ss.revert(ctx, arg)
+	case "mode":
+		msg = ss.modeCommand(arg)
+	}
+	ss.send(sdk.UpdateAgentMessageText(msg))
+	return sdk.PromptResponse{StopReason: sdk.StopReasonEndTurn}
+}
+
+func (ss *session) compact(ctx context.Context) string {
+	ss.tr.startTurn()
+	if err := ss.as.Compact(ctx, ss.tr.event); err != nil {
+		return "agentls: the conversation was not compacted: " + err.Error()
+	}
+	if ss.tr.takeCompacted() {
+		return "agentls: the conversation is compacted."
+	}
+	return "agentls: the conversation fits its context window; nothing needed compacting."
+}
+
+func (ss *session) revert(ctx context.Context, turnID string) string {
+	h, err := ss.env.History(ctx)
+	if err != nil {
+		return "agentls: nothing was reverted: " + err.Error()
+	}
+	rep, err := h.RevertTurn(ctx, turnID, false)
+	if err != nil {
+		return "agentls: nothing was reverted: " + err.Error()
+	}
+	return "agentls: " + rep.Text(ss.env.Workspace().Rel)
+}
+
+// modeCommand shows the mode, or switches to the one named.
+func (ss *session) modeCommand(arg string) string {
+	if arg == "" {
+		var b strings.Builder
+		fmt.Fprintf(&b, "agentls: the permission mode is %s. Modes:", ss.as.Gate.Mode())
+		for _, m := range modeList() {
+			fmt.Fprintf(&b, "\n- %s: %s", m.Id, *m.Description)
+		}
+		b.WriteString("\nSwitch with /mode NAME or the editor's mode menu.")
+		return b.String()
+	}
+	if err := ss.setMode(arg); err != nil {
+		return "agentls: the mode stays " + string(ss.as.Gate.Mode()) + ": " + err.Error()
+	}
+	return "agentls: the permission mode is now " + arg + "."
+}
+
+// modeList is agentls's permission modes as ACP session modes.
+func modeList() []sdk.SessionMode {
+	mode := func(m permission.Mode, name, desc string) sdk.SessionMode {
+		return sdk.SessionMode{Id: sdk.SessionModeId(m), Name: name, Description: &desc}
+	}
+	return []sdk.SessionMode{
+		mode(permission.ModeChat, "Chat", "answers from what it knows; no tool runs"),
+		mode(permission.ModeApprove, "Approve", "asks before every tool call, reads included"),
+		mode(permission.ModeSmart, "Smart", "reads the workspace without asking; asks before edits and commands"),
+		mode(permission.ModeAuto, "Auto", "runs every call that is not blocked or denied, without asking"),
+	}
+}
+
+// modeState is the session's modes with the current one.
+func (ss *session) modeState() *sdk.SessionModeState {
+	return &sdk.SessionModeState{CurrentModeId: sdk.SessionModeId(ss.as.Gate.Mode()), AvailableModes: modeList()}
+}
+
+// setMode switches the session's gate and tells the client.
+func (ss *session) setMode(m string) error {
+	if err := ss.as.Gate.SetMode(permission.Mode(m)); err != nil {
+		return err
+	}
+	ss.srv.log.Info("acp: mode", "session", ss.id, "mode", m)
+	ss.send(sdk.SessionUpdate{CurrentModeUpdate: &sdk.SessionCurrentModeUpdate{CurrentModeId: sdk.SessionModeId(m)}})
+	return nil
+}
+
+// SetSessionMode implements ACP's session/set_mode. The new mode applies
+// to the next tool call, also in a running turn.
+func (s *Server) SetSessionMode(_ context.Context, p sdk.SetSessionModeRequest) (sdk.SetSessionModeResponse, error) {
+	ss, err := s.lookup("session/set_mode", p.SessionId)
+	if err != nil {
+		return sdk.SetSessionModeResponse{}, err
+	}
+	if err := ss.setMode(string(p.ModeId)); err != nil {
+		return sdk.SetSessionModeResponse{}, reqErr(codeInvalidParams, "session/set_mode: %v (the modes are in session/new's modes.availableModes)", err)
+	}
+	return sdk.SetSessionModeResponse{}, nil
+}

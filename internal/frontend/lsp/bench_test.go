@@ -1,0 +1,104 @@
+package lsp_test
+
+import (
+	"bufio"
+	"context"
+	"io"
+	"net/http"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/agentls/agentls/internal/agent"
+	"github.com/agentls/agentls/internal/agent/openai"
+	"github.com/agentls/agentls/internal/agent/openai/openaitest"
+	"github.com/agentls/agentls/internal/agent/remote"
+	"github.com/agentls/agentls/internal/app"
+	"github.com/agentls/agentls/internal/benchpair"
+	"github.com/agentls/agentls/internal/frontend/lsp"
+	"github.com/agentls/agentls/internal/frontend/lsp/fake"
+)
+
+// BenchmarkFirstToken measures streaming latency: from the moment the
+// model server writes an answer's first words to the moment the editor
+// has them as a text_delta (through the provider, the turn, the event
+// coalescer and LSP), against the baseline of a plain HTTP client
+// reading the same server's stream to the same words, interleaved. It
+// reports the medians (ours-us, base-us) and the median per-pair ratio.
+func BenchmarkFirstToken(b *testing.B) {
+	var mu sync.Mutex
+	var sent time.Time
+	srv := openaitest.New(func(openaitest.Request) openaitest.Reply {
+		return openaitest.Reply{Parts: []string{"Hello", " world"}, BeforePart: func(i int) {
+			if i == 0 {
+				mu.Lock()
+				sent = time.Now()
+				mu.Unlock()
+			}
+		}}
+	})
+	defer srv.Close()
+	sentAt := func() time.Time {
+		mu.Lock()
+		defer mu.Unlock()
+		return sent
+	}
+	prov, err := openai.New(openai.Config{Endpoint: remote.Endpoint{BaseURL: srv.URL, Model: "m"}})
+	if err != nil {
+		b.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	ed := fake.Connect(ctx, fake.Options{Roots: []string{b.TempDir()}, Server: app.Options{
+		NewProvider: func(string, string) (agent.Provider, error) { return prov, nil }, ModelFlag: prov.Name(),
+		Getenv: func(string) string { return "" }, DataDir: b.TempDir(), StateDir: b.TempDir(),
+	}})
+	if _, err := ed.Initialize(ctx); err != nil {
+		b.Fatal(err)
+	}
+	ours := func() time.Duration {
+		res, err := ed.Ask(ctx, lsp.AskArgs{Prompt: "hi"})
+		if err != nil {
+			b.Fatal(err)
+		}
+		var got time.Time
+		if err := ed.WaitFor(ctx, "the first text_delta", func(e *fake.Editor) bool {
+			for _, ev := range e.Events() {
+				if ev.TurnID == res.TurnID && ev.Type == agent.EventTextDelta {
+					got = time.Now()
+					return true
+				}
+			}
+			return false
+		}); err != nil {
+			b.Fatal(err)
+		}
+		d := got.Sub(sentAt())
+		if _, err := ed.WaitTurnEnd(ctx, res.TurnID); err != nil {
+			b.Fatal(err)
+		}
+		return d
+	}
+	base := func() time.Duration {
+		body := `{"model":"m","stream":true,"messages":[{"role":"user","content":"hi"}]}`
+		resp, err := http.Post(srv.URL+"/chat/completions", "application/json", strings.NewReader(body))
+		if err != nil {
+			b.Fatal(err)
+		}
+		defer resp.Body.Close()
+		r := bufio.NewReader(resp.Body)
+		for {
+			line, err := r.ReadString('\n')
+			if err != nil {
+				b.Fatalf("the stream ended before its first words: %v", err)
+			}
+			if strings.Contains(line, `"content":"Hello"`) {
+				d := time.Since(sentAt())
+				_, _ = io.Copy(io.Discard, r)
+				return d
+			}
+		}
+	}
+	benchpair.Run(b, time.Microsecond, ours, base)
+}

@@ -1,0 +1,64 @@
+package lsp
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"path/filepath"
+	"strings"
+
+	"go.lsp.dev/protocol"
+
+	"github.com/agentls/agentls/internal/langserver/overlay"
+)
+
+// codeAction offers the agent where the person is, before anything else
+// agentls offers: "Fix with agent" for each diagnostic in the range, "Ask
+// agent…" about the selection or the line (a plugin asks for the
+// question: editPrompt), and when the editor sent no diagnostics (no other
+// language server) a fix that has the agent check the line with its own
+// language servers. A pending question's answers come before all of it.
+func (s *Server) codeAction(_ context.Context, params json.RawMessage) (any, error) {
+	var p protocol.CodeActionParams
+	if err := decode(params, &p); err != nil {
+		return nil, err
+	}
+	uri := string(p.TextDocument.URI)
+	name := uri
+	if path, err := overlay.URIToPath(uri); err == nil {
+		name = s.ws.Rel(path)
+		if name == path {
+			name = filepath.Base(path)
+		}
+	}
+	line := p.Range.Start.Line + 1
+	// A waiting question's answers first: the turn is blocked on them.
+	actions := append([]protocol.CodeAction{}, s.pendingActions()...)
+	ask := func(title string, kind protocol.CodeActionKind, args AskArgs, diags ...protocol.Diagnostic) {
+		args.URI = uri
+		actions = append(actions, protocol.CodeAction{Title: title, Kind: kind, Diagnostics: diags,
+			Command: &protocol.Command{Title: title, Command: CommandAsk, Arguments: []any{args}}})
+	}
+	for _, d := range p.Context.Diagnostics {
+		prompt := fmt.Sprintf("Fix this problem in %s at line %d: %s", name, d.Range.Start.Line+1, strings.TrimSpace(d.Message))
+		if d.Source != "" {
+			prompt += " (reported by " + d.Source + ")"
+		}
+		prompt += ". Read the code around it first, make the smallest correct change, and say what you changed."
+		r := d.Range
+		ask("Fix with agent: "+firstLine(d.Message, 80), protocol.QuickFix, AskArgs{Prompt: prompt, Range: &r}, d)
+	}
+	rng := p.Range
+	if p.Range.Start != p.Range.End {
+		ask("Ask agent about selection…", protocol.Refactor, AskArgs{Range: &rng, EditPrompt: true,
+			Prompt: "Explain the selected code: what it does, anything wrong with it, and how it could be improved."})
+	} else {
+		ask("Ask agent about this line…", protocol.Refactor, AskArgs{Range: &rng, EditPrompt: true,
+			Prompt: fmt.Sprintf("Explain line %d of %s in its context: what it does and anything wrong with it.", line, name)})
+	}
+	if len(p.Context.Diagnostics) == 0 {
+		ask("Fix with agent: check this line", protocol.QuickFix, AskArgs{Range: &rng, Prompt: fmt.Sprintf(
+			"Check %s around line %d for problems: run lsp_diagnostics on the file, read the code there, fix what is wrong with the smallest correct change, and say what you changed (or that nothing is wrong).", name, line)})
+	}
+	return actions, nil
+}

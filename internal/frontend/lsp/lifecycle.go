@@ -1,0 +1,123 @@
+package lsp
+
+import (
+	"context"
+	"encoding/json"
+
+	"github.com/agentls/agentls/internal/config"
+	"github.com/agentls/agentls/internal/langserver/overlay"
+)
+
+// Commands the server executes.
+const (
+	CommandAsk        = "agentls.ask"
+	CommandCancel     = "agentls.cancel"
+	CommandRevertTurn = "agentls.revertTurn"
+	CommandSessions   = "agentls.sessions"
+	CommandCompact    = "agentls.compact"
+	// CommandSandbox answers what the kernel enforces for the programs
+	// agentls starts (sandbox.Status), for editors' status and health.
+	CommandSandbox = "agentls.sandbox"
+	// CommandModel answers which model the next prompt goes to, so an
+	// editor can say "no model" before the first prompt fails.
+	CommandModel = "agentls.model"
+)
+
+// commands are the commands the server runs, as initialize announces them.
+func commands() []string {
+	return []string{CommandAsk, CommandCancel, CommandRevertTurn, CommandApprove, CommandSessions, CommandCompact, CommandSandbox, CommandModel, CommandAnswer, CommandHistory}
+}
+
+func (s *Server) initialize(_ context.Context, params json.RawMessage) (any, error) {
+	var p initializeParams
+	if err := decode(params, &p); err != nil {
+		return nil, err
+	}
+	var caps clientCaps
+	if len(p.Capabilities) > 0 {
+		if err := json.Unmarshal(p.Capabilities, &caps); err != nil {
+			// A client with odd capability values still gets a server; it
+			// just gets no optional features.
+			s.log.Warn("client capabilities not understood; optional features off", "error", err)
+			caps = clientCaps{}
+		}
+	}
+	var editor config.Config
+	if len(p.InitializationOptions) > 0 && string(p.InitializationOptions) != "null" {
+		if err := json.Unmarshal(p.InitializationOptions, &editor); err != nil {
+			s.log.Warn("initializationOptions not understood", "error", err)
+		}
+	}
+	var roots []string
+	for _, f := range p.WorkspaceFolders {
+		if path, err := overlay.URIToPath(f.URI); err == nil {
+			roots = append(roots, path)
+		} else {
+			s.log.Warn("workspace folder ignored", "error", err)
+		}
+	}
+	if len(roots) == 0 && p.RootURI != "" {
+		if path, err := overlay.URIToPath(p.RootURI); err == nil {
+			roots = append(roots, path)
+		}
+	}
+	if len(roots) == 0 && p.RootPath != "" {
+		roots = append(roots, p.RootPath)
+	}
+	if err := s.ws.SetRoots(roots); err != nil {
+		return nil, err
+	}
+	client, clientName := "", ""
+	if p.ClientInfo != nil {
+		client, clientName = p.ClientInfo.Name+" "+p.ClientInfo.Version, p.ClientInfo.Name
+	}
+	s.mu.Lock()
+	s.state, s.caps, s.editor, s.clientName = stateInitialized, caps, editor, clientName
+	s.env.SetEditor(editor)
+	s.mu.Unlock()
+	s.log.Info("initialized", "client", client, "roots", roots)
+	return map[string]any{
+		"capabilities": map[string]any{
+			"textDocumentSync": map[string]any{
+				"openClose": true,
+				"change":    2, // incremental
+				"save":      map[string]any{"includeText": false},
+			},
+			"executeCommandProvider": map[string]any{
+				"commands": commands(),
+			},
+			"codeActionProvider": map[string]any{"codeActionKinds": []string{"quickfix", "refactor"}},
+			"workspace": map[string]any{
+				"workspaceFolders": map[string]any{"supported": true, "changeNotifications": true},
+			},
+		},
+		"serverInfo": map[string]any{"name": s.opts.Name, "version": s.opts.Version},
+	}, nil
+}
+
+func (s *Server) shutdown(_ context.Context) (any, error) {
+	s.mu.Lock()
+	s.state = stateShutdown
+	sess := s.session
+	s.mu.Unlock()
+	if sess != nil {
+		if t := sess.Current(); t != nil {
+			t.Cancel()
+			<-t.Done()
+		}
+	}
+	return nil, nil
+}
+
+func (s *Server) exitNotification() {
+	s.mu.Lock()
+	code := 1
+	if s.state == stateShutdown {
+		code = 0
+	}
+	s.mu.Unlock()
+	select {
+	case s.exit <- code:
+	default:
+	}
+}

@@ -1,0 +1,105 @@
+package lsp
+
+import (
+	"encoding/json"
+	"fmt"
+
+	"go.lsp.dev/protocol"
+
+	"github.com/agentls/agentls/internal/langserver/overlay"
+)
+
+func (s *Server) didOpen(params json.RawMessage) error {
+	var p protocol.DidOpenTextDocumentParams
+	if err := decode(params, &p); err != nil {
+		return err
+	}
+	uri := string(p.TextDocument.URI)
+	if err := s.docs.Open(uri, string(p.TextDocument.LanguageID), p.TextDocument.Version, p.TextDocument.Text); err != nil {
+		return err
+	}
+	s.touchLSP(uri, false)
+	return nil
+}
+
+func (s *Server) didChange(params json.RawMessage) error {
+	var p didChangeParams
+	if err := decode(params, &p); err != nil {
+		return err
+	}
+	changes := make([]overlay.Change, len(p.ContentChanges))
+	for i, c := range p.ContentChanges {
+		changes[i].Text = c.Text
+		if c.Range != nil {
+			changes[i].Range = &overlay.Range{
+				Start: overlay.Position{Line: c.Range.Start.Line, Character: c.Range.Start.Character},
+				End:   overlay.Position{Line: c.Range.End.Line, Character: c.Range.End.Character},
+			}
+		}
+	}
+	uri := string(p.TextDocument.URI)
+	warn, err := s.docs.Change(uri, p.TextDocument.Version, changes)
+	if warn != "" {
+		s.log.Warn(warn)
+	}
+	if err == nil {
+		s.touchLSP(uri, false)
+	}
+	return err
+}
+
+func (s *Server) didClose(params json.RawMessage) error {
+	var p protocol.DidCloseTextDocumentParams
+	if err := decode(params, &p); err != nil {
+		return err
+	}
+	uri := string(p.TextDocument.URI)
+	if err := s.docs.Close(uri); err != nil {
+		return err
+	}
+	s.touchLSP(uri, true)
+	return nil
+}
+
+// touchLSP tells the language servers of the lsp_* tools that the editor
+// opened, changed or closed a document: the servers for its type start
+// (in the background) and follow the buffer, so they see what the person
+// sees.
+func (s *Server) touchLSP(uri string, closed bool) {
+	path, err := overlay.URIToPath(uri)
+	if err != nil {
+		return
+	}
+	if closed {
+		s.lsp.Closed(path)
+		return
+	}
+	s.lsp.Touch(path)
+}
+
+func (s *Server) didChangeFolders(params json.RawMessage) error {
+	var p protocol.DidChangeWorkspaceFoldersParams
+	if err := decode(params, &p); err != nil {
+		return err
+	}
+	removed := map[string]bool{}
+	for _, f := range p.Event.Removed {
+		if path, err := overlay.URIToPath(f.URI); err == nil {
+			removed[path] = true
+		}
+	}
+	var roots []string
+	for _, r := range s.ws.Roots() {
+		if !removed[r] {
+			roots = append(roots, r)
+		}
+	}
+	for _, f := range p.Event.Added {
+		path, err := overlay.URIToPath(f.URI)
+		if err != nil {
+			return fmt.Errorf("added folder: %w", err)
+		}
+		roots = append(roots, path)
+	}
+	return s.ws.SetRoots(roots)
+}

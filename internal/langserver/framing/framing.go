@@ -1,0 +1,390 @@
+// Package framing is the LSP base protocol (Content-Length framing) for
+// go.lsp.dev/jsonrpc2, built to survive bad input. Both sides of agentls
+// use it: the editor-facing server and the client of language servers.
+//
+// jsonrpc2's own stream ends the connection on the first body it cannot
+// decode and always writes a "params" member. This one skips a malformed
+// frame, resynchronizes on the next Content-Length header and keeps
+// reading; it answers a broken request that carries an id (so the peer
+// does not wait forever); and it leaves out null params, which JSON-RPC
+// allows and some servers (tsgo) require. Writes are queued and written by
+// one goroutine, so the reading side never waits on a peer that is itself
+// busy writing to us (a synchronous pipe would deadlock).
+package framing
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/agentls/agentls/internal/textclip"
+
+	"go.lsp.dev/jsonrpc2"
+)
+
+// ErrTransport marks a failure to talk to the peer at all (its pipe is
+// closed or broken), as opposed to an error the peer answered.
+var ErrTransport = errors.New("connection closed")
+
+const contentLength = "Content-Length:"
+
+// Options configure a Stream.
+type Options struct {
+	// MaxMessageSize bounds one incoming message; a larger one is skipped.
+	MaxMessageSize int64
+	// AnswerBadFrames answers every malformed frame with a JSON-RPC error
+	// (id null when it has none), as a server owes its client. Without it
+	// only broken requests that carry an id are answered.
+	AnswerBadFrames bool
+	// Peer names the other side in log lines ("client", "gopls").
+	Peer string
+	// Log receives warnings about bad input; nil discards them.
+	Log *slog.Logger
+}
+
+// Stream is a jsonrpc2.Stream over a pipe or connection.
+type Stream struct {
+	in  *bufio.Reader
+	out io.Writer
+	c   io.Closer
+	o   Options
+	log *slog.Logger
+
+	mu      sync.Mutex
+	cond    *sync.Cond
+	queue   [][]byte
+	closed  bool
+	werr    error
+	stopped chan struct{}
+}
+
+var _ jsonrpc2.Stream = (*Stream)(nil)
+
+// New frames messages over rwc.
+func New(rwc io.ReadWriteCloser, o Options) *Stream {
+	if o.MaxMessageSize <= 0 {
+		o.MaxMessageSize = 32 << 20
+	}
+	log := o.Log
+	if log == nil {
+		log = slog.New(slog.NewTextHandler(io.Discard, nil))
+	}
+	if o.Peer != "" {
+		log = log.With("peer", o.Peer)
+	}
+	s := &Stream{in: bufio.NewReaderSize(rwc, 64<<10), out: rwc, c: rwc, o: o, log: log, stopped: make(chan struct{})}
+	s.cond = sync.NewCond(&s.mu)
+	go s.writer()
+	return s
+}
+
+// writer writes queued frames in order until the stream closes.
+func (s *Stream) writer() {
+	defer close(s.stopped)
+	for {
+		s.mu.Lock()
+		for len(s.queue) == 0 && !s.closed {
+			s.cond.Wait()
+		}
+		if len(s.queue) == 0 {
+			s.mu.Unlock()
+			return
+		}
+		frame := s.queue[0]
+		s.queue[0] = nil
+		s.queue = s.queue[1:]
+		s.mu.Unlock()
+		if _, err := s.out.Write(frame); err != nil {
+			s.mu.Lock()
+			if s.werr == nil {
+				s.werr = fmt.Errorf("%w: write: %v", ErrTransport, err)
+			}
+			s.queue, s.closed = nil, true
+			s.mu.Unlock()
+			return
+		}
+	}
+}
+
+// Read returns the next well-formed message, answering or skipping the
+// malformed ones.
+func (s *Stream) Read(ctx context.Context) (jsonrpc2.Message, int64, error) {
+	var total int64
+	for {
+		if err := ctx.Err(); err != nil {
+			return nil, total, err
+		}
+		length, n, err := s.readHeader()
+		total += n
+		if err != nil {
+			return nil, total, err
+		}
+		if length < 0 {
+			continue // reported
+		}
+		if length > s.o.MaxMessageSize {
+			m, err := io.CopyN(io.Discard, s.in, length)
+			total += m
+			if err != nil {
+				return nil, total, fmt.Errorf("%w: skip oversized message: %v", ErrTransport, err)
+			}
+			s.log.Warn("skipped oversized message", "bytes", length)
+			if s.o.AnswerBadFrames {
+				s.reject(nil, jsonrpc2.InvalidRequest, fmt.Sprintf("message of %d bytes is over the %d-byte limit; it was skipped", length, s.o.MaxMessageSize))
+			}
+			continue
+		}
+		body := make([]byte, length)
+		m, err := io.ReadFull(s.in, body)
+		total += int64(m)
+		if err != nil {
+			return nil, total, fmt.Errorf("%w: read message body (%d of %d bytes): %v", ErrTransport, m, length, err)
+		}
+		msg, err := jsonrpc2.DecodeMessage(body)
+		if err == nil {
+			return msg, total, nil
+		}
+		s.rejectBody(body, err)
+	}
+}
+
+// readHeader reads one header block. It returns the content length, or -1
+// when the block was malformed (reported, and the reader moved past it).
+// Anything before a Content-Length header that is not a header line is
+// garbage (the tail of a frame whose length was wrong, or a server
+// printing to stdout): it is reported once and skipped.
+func (s *Stream) readHeader() (int64, int64, error) {
+	var total int64
+	length := int64(-1)
+	lines, garbage, problem := 0, "", ""
+	for {
+		line, n, err := s.readLine()
+		total += n
+		if err != nil {
+			if err == io.EOF && total == 0 {
+				return 0, total, io.EOF
+			}
+			return 0, total, fmt.Errorf("%w: read header: %v", ErrTransport, err)
+		}
+		if i := strings.Index(line, contentLength); i > 0 {
+			garbage, line = line[:i], line[i:]
+		}
+		line = strings.TrimRight(line, "\r\n")
+		if line == "" {
+			if lines == 0 && garbage == "" {
+				continue // a stray blank line between messages
+			}
+			break
+		}
+		lines++
+		name, value, ok := strings.Cut(line, ":")
+		switch {
+		case !ok:
+			garbage = line
+		case strings.EqualFold(strings.TrimSpace(name), "Content-Length"):
+			if garbage != "" {
+				// Garbage, then a real header: report the garbage and
+				// start the message afresh at this header.
+				s.badFrame(fmt.Sprintf("skipped bytes that are not a message: %q", abbreviate(garbage, 60)))
+				garbage = ""
+			}
+			v, err := strconv.ParseInt(strings.TrimSpace(value), 10, 64)
+			if err != nil || v <= 0 {
+				problem, length = fmt.Sprintf("bad Content-Length %q", strings.TrimSpace(value)), -1
+			} else {
+				problem, length = "", v
+			}
+		}
+	}
+	switch {
+	case garbage != "":
+		problem = fmt.Sprintf("skipped bytes that are not a message: %q", abbreviate(garbage, 60))
+	case length < 0 && problem == "":
+		problem = "no Content-Length header"
+	}
+	if problem != "" {
+		s.badFrame(problem)
+		return -1, total, nil
+	}
+	return length, total, nil
+}
+
+// lineKeep is how much of each end of an overlong header line is kept.
+const lineKeep = 80
+
+// readLine reads one header line. A line longer than the read buffer (a
+// server printing megabytes without a newline) is not held in memory: its
+// first and last bytes stand for it, so it is still reported, and a
+// header glued to its end is still found. n counts every byte read.
+func (s *Stream) readLine() (line string, n int64, err error) {
+	b, err := s.in.ReadSlice('\n')
+	n = int64(len(b))
+	if err != bufio.ErrBufferFull {
+		return string(b), n, err
+	}
+	head := string(b[:lineKeep])
+	tail := append(make([]byte, 0, 2*lineKeep), b[len(b)-lineKeep:]...)
+	for err == bufio.ErrBufferFull {
+		b, err = s.in.ReadSlice('\n')
+		n += int64(len(b))
+		tail = append(tail, b[max(0, len(b)-lineKeep):]...)
+		tail = append(tail[:0], tail[max(0, len(tail)-lineKeep):]...)
+	}
+	return head + "…" + string(tail), n, err
+}
+
+func (s *Stream) badFrame(problem string) {
+	s.log.Warn("malformed LSP frame", "problem", problem)
+	if s.o.AnswerBadFrames {
+		s.reject(nil, jsonrpc2.ParseError, "malformed message: "+problem+"; each message needs a valid Content-Length header")
+	}
+}
+
+// rejectBody skips a body that is not a valid JSON-RPC message. A request
+// with an id gets an invalid-request error, so its sender does not wait
+// forever; other bodies are answered only with AnswerBadFrames.
+func (s *Stream) rejectBody(body []byte, err error) {
+	s.log.Warn("skipped invalid message", "error", err, "start", abbreviate(string(body), 80))
+	if !json.Valid(body) {
+		if s.o.AnswerBadFrames {
+			s.reject(nil, jsonrpc2.ParseError, "message body is not valid JSON; it was skipped")
+		}
+		return
+	}
+	var probe struct {
+		ID     json.RawMessage `json:"id"`
+		Method json.RawMessage `json:"method"`
+	}
+	_ = json.Unmarshal(body, &probe)
+	hasID := validID(probe.ID)
+	if !s.o.AnswerBadFrames && (!hasID || len(probe.Method) == 0) {
+		return
+	}
+	s.reject(probe.ID, jsonrpc2.InvalidRequest, fmt.Sprintf("not a valid JSON-RPC 2.0 message: %v", err))
+}
+
+// reject queues an error response; an id that is not a valid JSON-RPC id
+// becomes null.
+func (s *Stream) reject(id json.RawMessage, code jsonrpc2.Code, msg string) {
+	if !validID(id) {
+		id = json.RawMessage("null")
+	}
+	body, _ := json.Marshal(struct {
+		JSONRPC string          `json:"jsonrpc"`
+		ID      json.RawMessage `json:"id"`
+		Error   jsonrpc2.Error  `json:"error"`
+	}{"2.0", id, jsonrpc2.Error{Code: code, Message: msg}})
+	if err := s.writeFrame(body); err != nil {
+		s.log.Warn("write error response", "error", err)
+	}
+}
+
+func validID(id json.RawMessage) bool {
+	id = bytes.TrimSpace(id)
+	if len(id) == 0 || string(id) == "null" {
+		return false
+	}
+	var n json.Number
+	var str string
+	return json.Unmarshal(id, &n) == nil || json.Unmarshal(id, &str) == nil
+}
+
+// Write frames and queues one message.
+func (s *Stream) Write(ctx context.Context, msg jsonrpc2.Message) (int64, error) {
+	if err := ctx.Err(); err != nil {
+		return 0, err
+	}
+	data, err := encodeMessage(msg)
+	if err != nil {
+		return 0, err
+	}
+	return int64(len(data)), s.writeFrame(data)
+}
+
+// encodeMessage marshals a message, leaving out params that are null:
+// JSON-RPC allows params to be omitted but not null.
+func encodeMessage(msg jsonrpc2.Message) ([]byte, error) {
+	var id *jsonrpc2.ID
+	var method string
+	var params []byte
+	switch m := msg.(type) {
+	case *jsonrpc2.Call:
+		v := m.ID()
+		id, method, params = &v, m.Method(), m.Params()
+	case *jsonrpc2.Notification:
+		method, params = m.Method(), m.Params()
+	default:
+		data, err := json.Marshal(msg)
+		if err != nil {
+			return nil, fmt.Errorf("marshal message: %w", err)
+		}
+		return data, nil
+	}
+	buf := make([]byte, 0, len(params)+len(method)+48)
+	buf = append(buf, `{"jsonrpc":"2.0"`...)
+	if id != nil {
+		raw, err := id.MarshalJSON()
+		if err != nil {
+			return nil, fmt.Errorf("marshal message id: %w", err)
+		}
+		buf = append(buf, `,"id":`...)
+		buf = append(buf, raw...)
+	}
+	name, err := json.Marshal(method)
+	if err != nil {
+		return nil, fmt.Errorf("marshal method name: %w", err)
+	}
+	buf = append(buf, `,"method":`...)
+	buf = append(buf, name...)
+	if p := bytes.TrimSpace(params); len(p) > 0 && string(p) != "null" {
+		buf = append(buf, `,"params":`...)
+		buf = append(buf, params...)
+	}
+	return append(buf, '}'), nil
+}
+
+// writeFrame queues one framed message. It fails only once the stream is
+// closed or a write has failed.
+func (s *Stream) writeFrame(body []byte) error {
+	frame := make([]byte, 0, len(body)+32)
+	frame = append(frame, "Content-Length: "...)
+	frame = strconv.AppendInt(frame, int64(len(body)), 10)
+	frame = append(frame, "\r\n\r\n"...)
+	frame = append(frame, body...)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.werr != nil {
+		return s.werr
+	}
+	if s.closed {
+		return ErrTransport
+	}
+	s.queue = append(s.queue, frame)
+	s.cond.Signal()
+	return nil
+}
+
+// Close flushes queued messages (for up to a second) and closes the
+// connection.
+func (s *Stream) Close() error {
+	s.mu.Lock()
+	s.closed = true
+	s.cond.Signal()
+	s.mu.Unlock()
+	select {
+	case <-s.stopped:
+	case <-time.After(time.Second):
+	}
+	return s.c.Close()
+}
+
+func abbreviate(s string, n int) string { return textclip.Bytes(s, n, "…") }
