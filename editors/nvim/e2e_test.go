@@ -351,18 +351,29 @@ func (r *run) checkExit() {
 			how = fmt.Sprintf("it then exited with code %d, signal %d", rec.Exit.Code, rec.Exit.Signal)
 		}
 		t.Errorf("agentls was still running %d ms after the shutdown request and exit notification "+
-			"(Neovim keeps the server's stdin open until the process ends); the harness sent SIGTERM and %s",
-			rec.ExitTimeoutMS, how)
+			"(Neovim keeps the server's stdin open until the process ends); the harness sent SIGTERM and %s; its log:\n%s",
+			rec.ExitTimeoutMS, how, r.logTail())
 	case rec.Exit == nil:
 		t.Errorf("server exit was not recorded")
 	case rec.Exit.Code != 0 || rec.Exit.Signal != 0:
 		t.Errorf("server exited with code %d, signal %d; want 0 after shutdown and exit", rec.Exit.Code, rec.Exit.Signal)
 	}
-	if log, err := os.ReadFile(r.path("state", "agentls", "agentls.log")); err != nil {
+	if log, err := os.ReadFile(r.logPath()); err != nil {
 		t.Errorf("server log not in XDG_STATE_HOME: %v", err)
 	} else if !strings.Contains(string(log), "msg=exit code=0") {
 		t.Errorf("server log does not end with a clean exit:\n%s", tail(string(log), 2000))
 	}
+}
+
+func (r *run) logPath() string { return r.path("state", "agentls", "agentls.log") }
+
+// logTail is the end of the server's log, or why there is none.
+func (r *run) logTail() string {
+	log, err := os.ReadFile(r.logPath())
+	if err != nil {
+		return err.Error()
+	}
+	return tail(string(log), 3000)
 }
 
 // waitGone polls until process pid no longer exists (a zombie counts as

@@ -18,6 +18,7 @@ import (
 	"os"
 	"path/filepath"
 	"sync"
+	"time"
 
 	"github.com/agentls/agentls/internal/agent"
 	"github.com/agentls/agentls/internal/agent/store"
@@ -182,26 +183,43 @@ func (e *Env) StateDir() string {
 
 // Close ends what the environment left running (background jobs,
 // language servers, MCP servers) and closes the history database and the folders.
-// Errors are logged: a front-end closing down has no one to tell.
+// Errors are logged: a front-end closing down has no one to tell. A step
+// that takes longer than slowClose is logged with its time, so an editor
+// waiting on agentls's exit has something to read.
 func (e *Env) Close() {
 	e.mu.Lock()
 	shell, st := e.shell, e.st
 	e.shell, e.st, e.history = nil, nil, nil
 	e.mu.Unlock()
-	if shell != nil {
-		if err := shell.Close(); err != nil {
-			e.app.log.Warn("stop background jobs", "error", err)
+	e.closeStep("stop background jobs", func() {
+		if shell != nil {
+			if err := shell.Close(); err != nil {
+				e.app.log.Warn("stop background jobs", "error", err)
+			}
 		}
-	}
-	e.lsp.Shutdown(context.Background())
-	e.closeMCP()
-	e.closeSandboxes()
-	if st != nil {
-		if err := st.Close(); err != nil {
-			e.app.log.Warn("close history", "error", err)
+	})
+	e.closeStep("stop language servers", func() { e.lsp.Shutdown(context.Background()) })
+	e.closeStep("stop MCP servers", e.closeMCP)
+	e.closeStep("remove sandboxes", e.closeSandboxes)
+	e.closeStep("close history", func() {
+		if st != nil {
+			if err := st.Close(); err != nil {
+				e.app.log.Warn("close history", "error", err)
+			}
 		}
-	}
+	})
 	if err := e.ws.Close(); err != nil {
 		e.app.log.Warn("close workspace folders", "error", err)
+	}
+}
+
+// slowClose is how long one step of Close may take before it is logged.
+const slowClose = 500 * time.Millisecond
+
+func (e *Env) closeStep(what string, fn func()) {
+	start := time.Now()
+	fn()
+	if d := time.Since(start); d > slowClose {
+		e.app.log.Warn("slow to close", "step", what, "took", d.Round(time.Millisecond))
 	}
 }

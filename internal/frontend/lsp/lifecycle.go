@@ -100,6 +100,7 @@ func (s *Server) shutdown(_ context.Context) (any, error) {
 	s.state = stateShutdown
 	sess := s.session
 	s.mu.Unlock()
+	s.log.Info("shutdown requested")
 	if sess != nil {
 		if t := sess.Current(); t != nil {
 			t.Cancel()
@@ -116,6 +117,7 @@ func (s *Server) exitNotification() {
 		code = 0
 	}
 	s.mu.Unlock()
+	s.log.Info("exit notification", "code", code)
 	select {
 	case s.exit <- code:
 	default:

@@ -104,7 +104,7 @@ func Serve(ctx context.Context, rwc io.ReadWriteCloser, opts Options) int {
 	s.conn = jsonrpc2.NewConn(framing.New(rwc, framing.Options{MaxMessageSize: MaxMessageSize, AnswerBadFrames: true, Peer: "client", Log: s.log}))
 	s.conn.Go(s.base, s.handle)
 	defer s.cancel()
-	defer s.closeSession()
+	defer s.closeWithin(exitCloseBound)
 	select {
 	case code := <-s.exit:
 		s.cancel()
@@ -165,6 +165,28 @@ func newServer(ctx context.Context, opts Options) (*Server, error) {
 // closeSession ends what the connection left running (background jobs,
 // language servers) and closes the history and the workspace folders.
 func (s *Server) closeSession() { s.env.Close() }
+
+// exitCloseBound is how long agentls spends closing down after the
+// connection ends before it exits anyway: the editor waits for the
+// process (Neovim sends SIGTERM after a few seconds), and what is left is
+// ended by the exit (language and MCP servers read EOF on stdin).
+const exitCloseBound = 4 * time.Second
+
+// closeWithin runs closeSession, waiting for it at most bound.
+func (s *Server) closeWithin(bound time.Duration) {
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		s.closeSession()
+	}()
+	t := time.NewTimer(bound)
+	defer t.Stop()
+	select {
+	case <-done:
+	case <-t.C:
+		s.log.Warn("still closing down; exiting anyway", "after", bound)
+	}
+}
 
 // handle is the jsonrpc2 handler. It never returns an error: jsonrpc2
 // ends the connection on one. Notifications run in order on the reading

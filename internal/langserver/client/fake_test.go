@@ -53,6 +53,40 @@ func TestShutdownSendsNoParams(t *testing.T) {
 	}
 }
 
+// TestShutdownAbandonsAStart: a server still starting when agentls exits
+// is not waited for until the start times out: the editor waits for
+// agentls's exit, and Neovim sends SIGTERM after a few seconds.
+func TestShutdownAbandonsAStart(t *testing.T) {
+	t.Parallel()
+	m, dir, logPath := fakeManager(t, "noinit", func(c *Config) { c.StartTimeout = time.Minute })
+	path := fakeFile(t, dir, "hello\n")
+	started := make(chan error, 1)
+	go func() {
+		_, err := m.ClientFor(context.Background(), path)
+		started <- err
+	}()
+	deadline := time.Now().Add(30 * time.Second)
+	for len(framesWith(t, logPath, "initialize")) == 0 {
+		if time.Now().After(deadline) {
+			t.Fatal("the fake server never received initialize")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	done := make(chan struct{})
+	go func() {
+		m.Shutdown(context.Background())
+		close(done)
+	}()
+	select {
+	case <-done:
+	case <-time.After(20 * time.Second):
+		t.Fatal("Shutdown waited for a start that never ends (its timeout is a minute)")
+	}
+	if err := <-started; err == nil {
+		t.Error("ClientFor of an abandoned start succeeded")
+	}
+}
+
 func TestPositionEncodings(t *testing.T) {
 	t.Parallel()
 	const line = "\té😀 x := 1 // ü"

@@ -36,6 +36,7 @@ func TestMain(m *testing.M) {
 //	enc=X      answer positionEncoding X
 //	offset=X   answer clangd's top-level offsetEncoding X instead
 //	silent     never answer requests other than initialize and shutdown
+//	noinit     never answer initialize (a server still starting)
 //	echo       definition answers the requested position, one character wide
 //	garbage    print non-LSP text to stdout before answering initialize
 //	config     ask workspace/configuration after initialized
@@ -110,6 +111,9 @@ func runFakeServer(mode, logPath string) int {
 		_ = json.Unmarshal(body, &msg)
 		switch msg.Method {
 		case "initialize":
+			if _, ok := flags["noinit"]; ok {
+				continue // never answers: a server still starting
+			}
 			if _, ok := flags["flood"]; ok {
 				flood(out)
 			}

@@ -52,6 +52,11 @@ type Manager struct {
 	missing map[string]time.Time // program → until when it counts as missing
 	seen    map[string]bool      // files known to exist, to tell created from changed
 	closed  bool
+	// life ends when Shutdown begins: a server still starting then is
+	// abandoned rather than waited for (startTimeout is 30 s; an editor
+	// waits for agentls's exit much less).
+	life    context.Context
+	endLife context.CancelFunc
 	stop    chan struct{} // ends the idle-document sweeper
 	swept   chan struct{} // closed when the sweeper has ended
 }
@@ -84,6 +89,7 @@ func NewManager(cfg Config, ws Workspace, log *slog.Logger) *Manager {
 		missing:      map[string]time.Time{},
 		seen:         map[string]bool{},
 	}
+	m.life, m.endLife = context.WithCancel(context.Background())
 	return m
 }
 
@@ -240,6 +246,7 @@ func (m *Manager) Shutdown(ctx context.Context) {
 	clients := m.runningLocked()
 	stop, swept := m.stop, m.swept
 	m.mu.Unlock()
+	m.endLife()
 	if stop != nil {
 		close(stop)
 		<-swept

@@ -107,8 +107,10 @@ func startSession(ctx context.Context, c *Client, l launch) (*session, error) {
 	go s.watchExit()
 
 	// Starting is not abandoned when the caller gives up: the next caller
-	// gets the server.
-	ictx := context.WithoutCancel(ctx)
+	// gets the server. It is when agentls shuts the servers down.
+	ictx, cancel := context.WithCancel(context.WithoutCancel(ctx))
+	defer cancel()
+	defer context.AfterFunc(c.m.life, cancel)()
 	var res initializeResult
 	if err := s.request(ictx, c.m.startTimeout, "initialize", s.initializeParams(), &res); err != nil {
 		s.stopping.Store(true)
