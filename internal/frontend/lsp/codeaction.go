@@ -18,11 +18,18 @@ import (
 // question: editPrompt), and when the editor sent no diagnostics (no other
 // language server) a fix that has the agent check the line with its own
 // language servers. A pending question's answers come before all of it.
+// When the editor asks on its own (LSP 3.17's Automatic trigger: VS Code
+// on every cursor move, for its lightbulb), the line's question and check
+// are left out, so the lightbulb shows where there is a problem or a
+// selection, not on every line; Ctrl+. still offers them.
 func (s *Server) codeAction(_ context.Context, params json.RawMessage) (any, error) {
 	var p protocol.CodeActionParams
 	if err := decode(params, &p); err != nil {
 		return nil, err
 	}
+	var trig codeActionTrigger
+	_ = json.Unmarshal(params, &trig) // decode accepted params: the shape is known
+	automatic := trig.Context.TriggerKind == codeActionAutomatic
 	uri := string(p.TextDocument.URI)
 	name := uri
 	if path, err := overlay.URIToPath(uri); err == nil {
@@ -52,11 +59,11 @@ func (s *Server) codeAction(_ context.Context, params json.RawMessage) (any, err
 	if p.Range.Start != p.Range.End {
 		ask("Ask agent about selection…", protocol.Refactor, AskArgs{Range: &rng, EditPrompt: true,
 			Prompt: "Explain the selected code: what it does, anything wrong with it, and how it could be improved."})
-	} else {
+	} else if !automatic {
 		ask("Ask agent about this line…", protocol.Refactor, AskArgs{Range: &rng, EditPrompt: true,
 			Prompt: fmt.Sprintf("Explain line %d of %s in its context: what it does and anything wrong with it.", line, name)})
 	}
-	if len(p.Context.Diagnostics) == 0 {
+	if len(p.Context.Diagnostics) == 0 && !automatic {
 		ask("Fix with agent: check this line", protocol.QuickFix, AskArgs{Range: &rng, Prompt: fmt.Sprintf(
 			"Check %s around line %d for problems: run lsp_diagnostics on the file, read the code there, fix what is wrong with the smallest correct change, and say what you changed (or that nothing is wrong).", name, line)})
 	}

@@ -489,6 +489,38 @@ func TestCodeActions(t *testing.T) {
 		!strings.Contains(actions[1].Command.Arguments[0]["prompt"].(string), "a.go around line 3") {
 		t.Errorf("no diagnostics: %+v", actions)
 	}
+	// The editor asking on its own (VS Code, for its lightbulb, on every
+	// cursor move): nothing on a plain line, the fix where a problem is,
+	// the question on a selection.
+	automatic := func(rng map[string]any, diags []any) []string {
+		t.Helper()
+		params["range"] = rng
+		params["context"] = map[string]any{"diagnostics": diags, "triggerKind": 2}
+		actions = nil
+		if _, err := ed.Conn().Call(ctx, "textDocument/codeAction", params, &actions); err != nil {
+			t.Fatal(err)
+		}
+		var titles []string
+		for _, a := range actions {
+			titles = append(titles, a.Title)
+		}
+		return titles
+	}
+	cursor := map[string]any{"start": map[string]int{"line": 2, "character": 3}, "end": map[string]int{"line": 2, "character": 3}}
+	if got := automatic(cursor, []any{}); len(got) != 0 {
+		t.Errorf("automatic, plain line: %q, want no action (no lightbulb)", got)
+	}
+	problem := []any{map[string]any{
+		"range":   map[string]any{"start": map[string]int{"line": 2, "character": 11}, "end": map[string]int{"line": 2, "character": 12}},
+		"message": "undefined: x", "severity": 1,
+	}}
+	if got := automatic(cursor, problem); len(got) != 1 || got[0] != "Fix with agent: undefined: x" {
+		t.Errorf("automatic, on a problem: %q, want the fix only", got)
+	}
+	selection := map[string]any{"start": map[string]int{"line": 2, "character": 0}, "end": map[string]int{"line": 2, "character": 14}}
+	if got := automatic(selection, []any{}); len(got) != 1 || got[0] != "Ask agent about selection…" {
+		t.Errorf("automatic, on a selection: %q, want the question about it", got)
+	}
 }
 
 // TestSessionSurvivesARestart: the person asks, the editor restarts the

@@ -22,9 +22,25 @@ import (
 //     ID of the request, which protocol's interface{} does not keep.
 //   - executeCommandParams: arguments stay raw for a strict decode per
 //     command (protocol decodes them into interface{}).
+//   - codeActionTrigger: LSP 3.17's context.triggerKind, which 3.16
+//     lacks: VS Code asks for code actions on every cursor move
+//     (Automatic) to decide on its lightbulb.
 //   - the ApplyWorkspaceEdit reply is decoded into
 //     protocol.ApplyWorkspaceEditResponse by hand: protocol's typed client
 //     decodes it as a bool, which fails on real clients.
+
+// codeActionTrigger reads context.triggerKind of a textDocument/codeAction
+// request: 1 Invoked (the person asked: Ctrl+., a menu), 2 Automatic (the
+// editor deciding whether to show a lightbulb). Clients before 3.17 send
+// none (0), which counts as invoked.
+type codeActionTrigger struct {
+	Context struct {
+		TriggerKind int `json:"triggerKind"`
+	} `json:"context"`
+}
+
+// codeActionAutomatic is LSP 3.17's CodeActionTriggerKind.Automatic.
+const codeActionAutomatic = 2
 
 // codeRequestCancelled is LSP's RequestCancelled error code.
 const codeRequestCancelled jsonrpc2.Code = -32800
