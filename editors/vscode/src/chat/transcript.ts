@@ -291,8 +291,11 @@ export function exitCode(output: string): number | undefined {
   return m ? Number(m[1]) : undefined;
 }
 
-function usageText(u: Usage | undefined): string | undefined {
-  if (!u || (u.input_tokens === undefined && u.output_tokens === undefined)) {
+/** usageText is a turn's token count, or nothing when there is none to
+ * show: a provider that reports none, or a turn cancelled before the
+ * model answered ("0 tokens in, 0 out" said nothing). */
+export function usageText(u: Usage | undefined): string | undefined {
+  if (!u || (!u.input_tokens && !u.output_tokens)) {
     return undefined;
   }
   const n = (x: number | undefined) => (x ?? 0).toLocaleString('en-US');

@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 
 import type { AskEntry, TextEntry, ToolEntry } from '../../src/chat/entries';
-import { exitCode, maxStoredOutput, Transcript } from '../../src/chat/transcript';
+import { exitCode, maxStoredOutput, Transcript, usageText } from '../../src/chat/transcript';
 
 const turn = { session_id: 's1', turn_id: 's1-t1' };
 
@@ -72,6 +72,16 @@ test('Transcript: the turn end stops what still runs and says why', () => {
   assert.equal((changed[0] as ToolEntry).status, 'stopped');
   assert.deepEqual(changed[1], { kind: 'turn', id: changed[1].id, turnId: 's1-t1', reason: 'cancelled', usage: '1,234 tokens in, 56 out' });
   assert.equal((t.entries[0] as TextEntry).streaming, false);
+});
+
+test('usageText: counts when the model answered; nothing for a turn cancelled before it did', () => {
+  assert.equal(usageText({ input_tokens: 1234, output_tokens: 56 }), '1,234 tokens in, 56 out');
+  assert.equal(usageText({ input_tokens: 900, output_tokens: 0 }), '900 tokens in, 0 out');
+  assert.equal(usageText({ input_tokens: 0, output_tokens: 0 }), undefined);
+  assert.equal(usageText(undefined), undefined);
+  const t = new Transcript();
+  const changed = t.onEvent({ ...turn, type: 'turn_end', reason: 'cancelled', turn_usage: { input_tokens: 0, output_tokens: 0 } });
+  assert.equal((changed[0] as { usage?: string }).usage, undefined);
 });
 
 test('Transcript: a subagent\'s calls are nested under it; its text is not the answer', () => {
