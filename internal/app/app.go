@@ -38,7 +38,7 @@ type Options struct {
 	Log *slog.Logger
 	// Config is the user's config file, already loaded; ConfigPath is where
 	// it lives (messages name it, trust is re-read from it and written to
-	// it).
+	// it, and a changed file is read again: App.UserConfig).
 	Config     config.Config
 	ConfigPath string
 	// ConfigErr is why the config file did not load (Config is then
@@ -73,6 +73,7 @@ type Options struct {
 type App struct {
 	opts Options
 	log  *slog.Logger
+	user *userConfig
 }
 
 // New returns the composition root for the given options.
@@ -83,7 +84,7 @@ func New(o Options) *App {
 	if o.Getenv == nil {
 		o.Getenv = os.Getenv
 	}
-	return &App{opts: o, log: o.Log}
+	return &App{opts: o, log: o.Log, user: newUserConfig(o.ConfigPath, o.Config, o.ConfigErr)}
 }
 
 // Options returns the options the App was made with.

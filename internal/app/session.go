@@ -19,7 +19,7 @@ import (
 // flags and the roots' workspace files.
 func (e *Env) Settings(editor config.Config) (Settings, error) {
 	o := e.app.opts
-	user := o.Config
+	user, _, _ := e.app.UserConfig() // its error: front-ends report it (ConfigProblem)
 	user.TrustedWorkspaces = e.TrustEntries()
 	set, err := resolveSettings(user, editor, config.Flags{Mode: o.ModeFlag, Yolo: o.Yolo}, e.ws.Roots(), o.ConfigPath)
 	if err != nil {
@@ -271,9 +271,10 @@ func (e *Env) ModelSpec(frontend ...model.Source) (string, error) {
 		sources = append(sources, model.Source{Name: "--model", Value: o.ModelFlag})
 	}
 	sources = append(sources, frontend...)
+	user, _, _ := e.app.UserConfig()
 	sources = append(sources,
 		model.Source{Name: "the AGENTLS_MODEL environment variable", Value: o.Getenv("AGENTLS_MODEL")},
-		model.Source{Name: cfgName, Value: o.Config.Model})
+		model.Source{Name: cfgName, Value: user.Model})
 	spec, _, err := model.Resolve(sources...)
 	return spec, err
 }

@@ -82,6 +82,8 @@ export class SessionState {
   step: string | undefined;
   /** The last turn that changed a file, until it is reverted. */
   changedTurnId: string | undefined;
+  /** The files changedTurnId changed, in the order it first changed them. */
+  changedFiles: string[] = [];
   /**
    * Questions of the running turn not yet answered. A turn's end forgets
    * them: a question left on screen after its turn was cancelled no
@@ -127,7 +129,15 @@ export class SessionState {
       case 'tool_result':
         // A result that changed a file carries its hunks.
         if (!e.is_error && (e.hunks?.length ?? 0) > 0 && e.turn_id) {
+          if (this.changedTurnId !== e.turn_id) {
+            this.changedFiles = [];
+          }
           this.changedTurnId = e.turn_id;
+          for (const h of e.hunks ?? []) {
+            if (!this.changedFiles.includes(h.path)) {
+              this.changedFiles.push(h.path);
+            }
+          }
         }
         break;
       case 'turn_end':
@@ -156,6 +166,7 @@ export class SessionState {
   /** The changes of changedTurnId were undone. */
   onReverted(): void {
     this.changedTurnId = undefined;
+    this.changedFiles = [];
   }
 
   /** A question is on screen, under its id. */

@@ -94,6 +94,9 @@ class Agentls implements vscode.Disposable, ChatActions {
     reg(command.openSettings, (key: string) => openSettings(typeof key === 'string' ? key : 'agentls.model'));
     this.disposables.push(
       vscode.window.registerWebviewViewProvider(ChatView.viewId, this.chat.view, { webviewOptions: { retainContextWhenHidden: true } }),
+      // The activity bar's Get Started view: no items, only its welcome
+      // (package.json viewsWelcome: open the chat, set a model, trust).
+      vscode.window.registerTreeDataProvider<never>('agentls.start', { getChildren: () => [], getTreeItem: (x) => x }),
       vscode.workspace.onDidChangeConfiguration((e) => {
         if (restrictedSettings.some((s) => e.affectsConfiguration(s))) {
           void this.settingsChanged();
@@ -214,6 +217,9 @@ class Agentls implements vscode.Disposable, ChatActions {
 
   async revert(force = false): Promise<void> {
     const turnId = this.state.changedTurnId;
+    if (!force && !(await this.confirmRevert())) {
+      return;
+    }
     try {
       const args: Record<string, unknown> = {};
       if (turnId) {
@@ -230,7 +236,7 @@ class Agentls implements vscode.Disposable, ChatActions {
       const rel = (p: string) => vscode.workspace.asRelativePath(p, false);
       this.chat.addNotice(
         skipped.length ? 'warning' : 'info',
-        `Reverted turn ${res?.turnId ?? turnId ?? '?'}: ${restored.length ? `restored ${restored.map(rel).join(', ')}` : 'nothing to restore'}` +
+        `Reverted the last turn's changes: ${restored.length ? `restored ${restored.map(rel).join(', ')}` : 'nothing to restore'}` +
           (skipped.length ? `; left alone (changed since): ${skipped.map((s) => `${rel(s.path ?? s.Path ?? '?')} (${s.reason ?? s.Reason})`).join(', ')}` : '.'),
       );
       if (skipped.length && !force) {
@@ -243,6 +249,16 @@ class Agentls implements vscode.Disposable, ChatActions {
     } catch (err) {
       this.chat.addNotice('error', `Revert failed: ${message(err)}`);
     }
+  }
+
+  /** confirmRevert asks before the last turn's changes are undone, naming the files. */
+  private async confirmRevert(): Promise<boolean> {
+    const files = this.state.changedFiles.map((p) => vscode.workspace.asRelativePath(p, false));
+    const detail = files.length
+      ? `The agent's changes to ${revertList(files)} are undone; a file changed since the turn is left alone.`
+      : 'The files the agent changed in its last turn get back what they had before it; a file changed since is left alone.';
+    const choice = await vscode.window.showWarningMessage("Revert the last turn's changes?", { modal: true, detail }, 'Revert');
+    return choice === 'Revert';
   }
 
   async sessions(): Promise<void> {
@@ -394,12 +410,12 @@ class Agentls implements vscode.Disposable, ChatActions {
     return l === 'running' ? this.state.status() : l;
   }
 
-  /** Asks the server what its sandbox enforces, for the status bar. */
-  /** Asks agentls which model the next prompt goes to (agentls.model): the status says when there is none. */
+  /** Asks agentls which model the next prompt goes to (agentls.model): the status and the Get Started view say when there is none. */
   private async readModel(): Promise<void> {
     try {
       const m = await this.client.execute<{ model: string; problem?: string }>('agentls.model');
       this.noModel = !m?.model;
+      void vscode.commands.executeCommand('setContext', 'agentls.noModel', this.noModel);
     } catch (e) {
       // An older agentls: the first prompt says it instead.
       this.noModel = false;
@@ -408,6 +424,7 @@ class Agentls implements vscode.Disposable, ChatActions {
     this.updateStatus();
   }
 
+  /** Asks the server what its sandbox enforces, for the status bar. */
   private async readSandbox(): Promise<void> {
     try {
       this.sandbox = await this.client.execute<SandboxStatus>('agentls.sandbox');
@@ -463,4 +480,12 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
 export async function deactivate(): Promise<void> {
   await agentls?.stop();
   agentls = undefined;
+}
+
+/** revertList names up to three files, then how many more. */
+export function revertList(files: string[]): string {
+  if (files.length <= 3) {
+    return files.join(', ');
+  }
+  return `${files.slice(0, 3).join(', ')} and ${files.length - 3} more`;
 }

@@ -66,7 +66,7 @@ export class StatusBar implements vscode.Disposable {
     this.main.backgroundColor =
       v.status === 'waiting' ? new vscode.ThemeColor('statusBarItem.warningBackground') : v.status === 'stopped' ? new vscode.ThemeColor('statusBarItem.errorBackground') : undefined;
     if (v.revertTurnId && v.status === 'idle') {
-      this.revert.tooltip = `agentls: undo every file change of turn ${v.revertTurnId}`;
+      this.revert.tooltip = "agentls: undo the last turn's file changes (asks first)";
       this.revert.show();
     } else {
       this.revert.hide();

@@ -603,10 +603,22 @@ test('Review in the diff editor: one hunk of two accepted, the model told the ot
       await ed.entries('turn-end', 'done').waitFor();
       await ed.screenshot('3-after-review');
 
-      // Revert, next to the status: the whole turn is undone.
+      // Revert, next to the status: it asks first, naming the file (no
+      // internal ids); Cancel changes nothing, Revert undoes the whole turn.
+      const dialog = ed.page.locator('.monaco-dialog-box');
       await ed.status('agentls: revert the last turn').first().click();
+      await dialog.filter({ hasText: "Revert the last turn's changes?" }).filter({ hasText: 'notes.txt' }).waitFor();
+      await ed.screenshot('4-revert-confirmation');
+      assert.doesNotMatch(await dialog.innerText(), /-t\d|turn [0-9a-f]{6,}/, 'the confirmation shows no internal ids');
+      await dialog.getByRole('button', { name: 'Cancel' }).click();
+      await dialog.waitFor({ state: 'detached' });
+      assert.equal(fs.readFileSync(path.join(ed.workspace, 'notes.txt'), 'utf8'), want, 'Cancel left the change');
+      await ed.status('agentls: revert the last turn').first().click();
+      await dialog.getByRole('button', { name: 'Revert' }).click();
       await waitFor('notes.txt to be restored', () => fs.readFileSync(path.join(ed.workspace, 'notes.txt'), 'utf8') === notes);
-      await ed.entries('notice', 'Reverted turn').waitFor();
+      const notice = ed.entries('notice', "Reverted the last turn's changes");
+      await notice.waitFor();
+      assert.doesNotMatch(await notice.innerText(), /-t\d/, 'the notice shows no internal ids');
     },
     {},
     { script: 'review.json' },
@@ -617,8 +629,14 @@ test('agentls.model set in the user settings of a running code-server window app
   await withEditor(
     'settings',
     async (ed) => {
-      // No model anywhere: the status says so before any prompt.
+      // No model anywhere: the status says so before any prompt, and the
+      // activity bar's agentls entry leads to setting one.
       await ed.waitStatus('agentls: no model');
+      await ed.page.locator('.activitybar .action-item a[aria-label^="agentls"]').first().click();
+      const welcome = ed.page.locator('.welcome-view-content', { hasText: 'No model is set yet' });
+      await welcome.waitFor();
+      await welcome.getByRole('button', { name: 'Choose a Model' }).waitFor();
+      await ed.screenshot('0-get-started');
       const question = 'Who answers?';
       await ed.askInChat(question);
       // The error names the VS Code setting, and the prompt stays.

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
@@ -12,6 +14,7 @@ import (
 	"testing"
 
 	"github.com/agentls/agentls/internal/agent"
+	"github.com/agentls/agentls/internal/config"
 	"github.com/agentls/agentls/internal/frontend/lsp"
 	"github.com/agentls/agentls/internal/frontend/lsp/fake"
 )
@@ -353,5 +356,54 @@ func TestBadSettingsChangeRefusesThePrompt(t *testing.T) {
 	third := rig.turn(ctx, t, "three")
 	if seen := rig.requests(); strings.Join(seen, ",") != "replay:first saw 1 messages,replay:second saw 3 messages" || third.SessionID != first.SessionID {
 		t.Errorf("requests %q in session %s; want replay:first, then (after the fix) replay:second shown the first turn, in %s", seen, third.SessionID, first.SessionID)
+	}
+}
+
+// A model set in config.json and changed there while agentls runs applies
+// at the next prompt, with the conversation kept — no restart (VS Code
+// users edit the file while the server runs).
+func TestConfigFileChangeAppliesWithoutRestart(t *testing.T) {
+	ctx := ctxT(t)
+	cfgPath := filepath.Join(t.TempDir(), "config.json")
+	write := func(model string) {
+		t.Helper()
+		if err := os.WriteFile(cfgPath, []byte(`{"model": "`+model+`"}`), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write("replay:first")
+	var mu sync.Mutex
+	var seen []string
+	ed, _ := setup(t, nil, nil, func(o *fake.Options) {
+		o.Server.DataDir = t.TempDir()
+		o.Server.ConfigPath = cfgPath
+		o.Server.Config = config.Config{Model: "replay:first"}
+		o.Server.NewProvider = func(spec, _ string) (agent.Provider, error) {
+			return providerFunc(func(req agent.Request) agent.Response {
+				mu.Lock()
+				defer mu.Unlock()
+				seen = append(seen, fmt.Sprintf("%s saw %d messages", spec, len(req.Messages)))
+				return agent.Response{Text: "answer from " + spec}
+			}), nil
+		}
+	})
+	turn := func(prompt string) {
+		t.Helper()
+		res, err := ed.Ask(ctx, lsp.AskArgs{Prompt: prompt})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := ed.WaitTurnEnd(ctx, res.TurnID); err != nil {
+			t.Fatal(err)
+		}
+	}
+	turn("one")
+	write("replay:second-model") // another size: a change however coarse the file times
+	turn("two")
+	mu.Lock()
+	defer mu.Unlock()
+	want := []string{"replay:first saw 1 messages", "replay:second-model saw 3 messages"}
+	if strings.Join(seen, "; ") != strings.Join(want, "; ") {
+		t.Errorf("requests = %q, want %q", seen, want)
 	}
 }

@@ -212,7 +212,11 @@ func (s *Server) currentSession() *agent.Session {
 // resume, when it names another session than the current one, resumes
 // that stored session instead (the current one must be idle).
 func (s *Server) ensureSession(resume string) (*agent.Session, error) {
+	_, gen, _ := s.opts.App.UserConfig()
 	s.mu.Lock()
+	if s.session != nil && gen != s.configGen {
+		s.configChanged = true // config.json was saved since: its settings apply now
+	}
 	sess, wantConf, changed := s.session, s.caps.Workspace.Configuration, s.configChanged
 	s.mu.Unlock()
 	if sess != nil && changed && sess.Current() == nil && (resume == "" || resume == sess.ID) {
@@ -255,7 +259,7 @@ func (s *Server) ensureSession(resume string) (*agent.Session, error) {
 	if s.session != nil {
 		s.session.CloseHooks()
 	}
-	s.gate, s.session, s.configChanged = as.Gate, as.Session, false
+	s.gate, s.session, s.configChanged, s.configGen = as.Gate, as.Session, false, gen
 	return s.session, nil
 }
 

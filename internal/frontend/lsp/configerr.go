@@ -6,11 +6,11 @@ import "fmt"
 // or "" when it loaded: every setting in it is missing then, so an ask
 // that fails for lack of a model or provider must say the file is why.
 func (s *Server) configProblem() string {
-	err := s.opts.App.Options().ConfigErr
+	_, _, err := s.opts.App.UserConfig()
 	if err == nil {
 		return ""
 	}
-	return fmt.Sprintf("your config file %s did not load, so none of its settings apply: %v. Fix the file, then restart agentls",
+	return fmt.Sprintf("your config file %s did not load, so none of its settings apply: %v. Fix the file and save it: the next prompt reads it again",
 		s.opts.App.Options().ConfigPath, err)
 }
 

@@ -73,15 +73,18 @@ type Server struct {
 	// configChanged: the client's settings changed since the session was
 	// made; the next ask remakes it from them, resuming the conversation.
 	configChanged bool
-	editor        config.Config // initializationOptions
-	session       *agent.Session
-	gate          *permission.Gate
-	pending       map[string]permission.Question
-	approved      map[string]permission.Answer // out-of-band answers not yet reported (agentls/askDone)
-	questions     openQuestions                // the agent's questions sent out of band (questionasync.go)
-	trust         trustState
-	turns         map[string]*turnReporter // running turns by progress token
-	inflight      map[string]context.CancelFunc
+	// configGen is the user's config file generation the session was made
+	// with (App.UserConfig): a saved change counts as changed settings.
+	configGen int
+	editor    config.Config // initializationOptions
+	session   *agent.Session
+	gate      *permission.Gate
+	pending   map[string]permission.Question
+	approved  map[string]permission.Answer // out-of-band answers not yet reported (agentls/askDone)
+	questions openQuestions                // the agent's questions sent out of band (questionasync.go)
+	trust     trustState
+	turns     map[string]*turnReporter // running turns by progress token
+	inflight  map[string]context.CancelFunc
 }
 
 // docOverlay adapts the overlay store to the tools' Overlay interface.
