@@ -121,8 +121,10 @@ type Env struct {
 	stErr   error
 	history *agent.History
 	trusted []string // folders trusted during this environment's life
-	editor  config.Config
-	mcp     *mcp.Manager // made at the first session that names a server (mcp.go)
+	// editorTrust: the editor trusts the workspace folders (SetEditorTrust).
+	editorTrust bool
+	editor      config.Config
+	mcp         *mcp.Manager // made at the first session that names a server (mcp.go)
 	// sandboxes confine every program the environment starts (sandbox.go).
 	sandboxes envSandbox
 }

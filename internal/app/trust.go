@@ -4,7 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"path/filepath"
 	"slices"
+	"strings"
 
 	"github.com/agentls/agentls/internal/config"
 	"github.com/agentls/agentls/internal/config/trust"
@@ -31,6 +33,36 @@ func (e *Env) TrustEntries() []string {
 
 // Trusted reports whether folder is trusted, by the one trust rule.
 func (e *Env) Trusted(folder string) bool { return trust.Trusted(folder, e.TrustEntries()) }
+
+// SetEditorTrust records whether the editor's own trust (VS Code's
+// Workspace Trust) covers the workspace folders: their language servers
+// then run in their full form without agentls asking. It loosens nothing
+// else: .agentls.json still needs agentls's trust.
+func (e *Env) SetEditorTrust(trusted bool) {
+	e.mu.Lock()
+	e.editorTrust = trusted
+	e.mu.Unlock()
+}
+
+// langServerTrusted is whether a language server may run folder's own
+// code: agentls's trust, or the editor's for a folder in the workspace.
+func (e *Env) langServerTrusted(folder string) bool {
+	if e.Trusted(folder) {
+		return true
+	}
+	e.mu.Lock()
+	editor := e.editorTrust
+	e.mu.Unlock()
+	if !editor {
+		return false
+	}
+	for _, r := range e.ws.Roots() {
+		if rel, err := filepath.Rel(r, folder); err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+			return true
+		}
+	}
+	return false
+}
 
 // ErrTrustNotSaved marks a trust kept for this environment only: the user
 // config file could not be written.
@@ -84,7 +116,7 @@ func (e *Env) LSPConfig(cfg config.Config) client.Config {
 		auto := *cfg.AutoLSP
 		c.AutoLSP = &auto
 	}
-	c.Trusted = e.Trusted
+	c.Trusted = e.langServerTrusted
 	c.Sandbox = e.Sandbox()
 	c.AskTrust = e.fe.AskTrust
 	if c.AskTrust == nil {

@@ -58,6 +58,10 @@ class AgentlsFeature implements StaticFeature {
     const experimental = (capabilities.experimental ??= {}) as Record<string, unknown>;
     const agentls = (experimental.agentls ??= {}) as Record<string, unknown>;
     Object.assign(agentls, { saveDocument: true, asyncAsk: true, review: true, question: true });
+    // VS Code's Workspace Trust is the one trust question: agentls does not
+    // ask again before the workspace's language servers run, and asks
+    // nothing in Restricted Mode (a grant restarts the server: extension.ts).
+    agentls.workspaceTrust = vscode.workspace.isTrusted ? 'trusted' : 'restricted';
     // The status bar item shows the agent's step, and the chat has Cancel:
     // the server's work-done progress would show it a second time.
     if (capabilities.window) {

@@ -102,7 +102,7 @@ class Agentls implements vscode.Disposable, ChatActions {
           void this.settingsChanged();
         }
       }),
-      vscode.workspace.onDidGrantWorkspaceTrust(() => void this.settingsChanged()),
+      vscode.workspace.onDidGrantWorkspaceTrust(() => void this.trustGranted()),
       this.client.onDidChangeState((s) => {
         if (s !== 'running') {
           this.state.reset();
@@ -371,6 +371,17 @@ class Agentls implements vscode.Disposable, ChatActions {
    * again); a new binary needs a restart, after the running turn. The
    * chat's conversation goes on either way.
    */
+  /** The folder was trusted in VS Code: agentls restarts so its settings and language servers apply in full. */
+  private async trustGranted(): Promise<void> {
+    if (this.state.busy) {
+      this.restartAfterTurn = true;
+      this.chat.addNotice('info', 'Workspace trusted: agentls restarts when the running turn ends, so the workspace settings and its language servers apply.');
+      return;
+    }
+    this.chat.addNotice('info', 'Workspace trusted: restarting agentls, so the workspace settings and its language servers apply.');
+    await this.restart();
+  }
+
   private async settingsChanged(): Promise<void> {
     this.warnIgnoredSettings();
     const s = readSettings();

@@ -75,6 +75,7 @@ func (s *Server) initialize(_ context.Context, params json.RawMessage) (any, err
 	s.state, s.caps, s.editor, s.clientName = stateInitialized, caps, editor, clientName
 	s.env.SetEditor(editor)
 	s.mu.Unlock()
+	s.env.SetEditorTrust(caps.Experimental.Agentls.WorkspaceTrust == editorTrusted)
 	s.log.Info("initialized", "client", client, "roots", roots)
 	return map[string]any{
 		"capabilities": map[string]any{

@@ -21,6 +21,21 @@ import (
 // restarts the folder's servers in their full form, "Not now" is
 // remembered until the editor disconnects.
 
+//
+// An editor with a trust of its own (VS Code's Workspace Trust) says so in
+// capabilities.experimental.agentls.workspaceTrust, so the person answers
+// one trust question, the editor's: "trusted" lets the workspace's
+// language servers run in their full form without asking (this
+// connection only; .agentls.json still needs agentls's own trust, as it
+// may loosen permissions), "restricted" (Restricted Mode) keeps them in
+// their safe form without asking.
+
+// The editor's workspace trust values.
+const (
+	editorTrusted    = "trusted"
+	editorRestricted = "restricted"
+)
+
 // Titles of the trust question's actions.
 const (
 	titleTrust  = "Trust this folder"
@@ -51,6 +66,13 @@ func (s *Server) askTrust(req client.TrustRequest) {
 	s.trust.asked[folder] = true
 	s.trust.mu.Unlock()
 	if asked || s.env.Trusted(folder) || s.base.Err() != nil {
+		return
+	}
+	s.mu.Lock()
+	restricted := s.caps.Experimental.Agentls.WorkspaceTrust == editorRestricted
+	s.mu.Unlock()
+	if restricted {
+		s.log.Info("language server runs in its safe form: the editor is in Restricted Mode", "folder", folder, "server", req.Server)
 		return
 	}
 	msg := fmt.Sprintf("agentls: %s starts code from this repository (%s): %s. Trust this folder? %s", req.Server, folder, req.Code, req.Meanwhile)

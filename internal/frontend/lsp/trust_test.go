@@ -306,3 +306,52 @@ func TestTrustThisFolderRestartsInFullForm(t *testing.T) {
 		t.Errorf("no tsserver of the workspace runs after trust: %q", tsServers(t))
 	}
 }
+
+// The editor's own trust is the one question: with VS Code's Workspace
+// Trust granted ("trusted"), the workspace's TypeScript runs without
+// agentls asking again; in Restricted Mode ("restricted") the safe form
+// runs, also without a question, and nothing of the repository runs.
+func TestEditorWorkspaceTrust(t *testing.T) {
+	for _, trust := range []string{"trusted", "restricted"} {
+		t.Run(trust, func(t *testing.T) {
+			ctx := longCtx(t)
+			ed, root := setup(t, nil, nil, func(o *fake.Options) {
+				o.Server.ConfigPath = filepath.Join(t.TempDir(), "config.json")
+				caps := map[string]any{}
+				for k, v := range fake.DefaultCapabilities {
+					caps[k] = v
+				}
+				caps["experimental"] = map[string]any{"agentls": map[string]any{"workspaceTrust": trust}}
+				o.Capabilities = caps
+				o.Answer = func(string, []string) string { return "Trust this folder" }
+			})
+			tsMarker(t, root)
+			path := filepath.Join(root, "hello.ts")
+			text, err := os.ReadFile(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := ed.Open(ctx, path, string(text)); err != nil {
+				t.Fatal(err)
+			}
+			deadline := time.Now().Add(60 * time.Second)
+			for len(tsServers(t)) == 0 {
+				if time.Now().After(deadline) {
+					t.Fatal("opening a TypeScript file did not start typescript-language-server and its tsserver")
+				}
+				time.Sleep(50 * time.Millisecond)
+			}
+			if trust == "trusted" {
+				waitMarker(t, root)
+			} else {
+				time.Sleep(time.Second) // a question would have been sent by now
+				if marker(root) {
+					t.Error("the workspace's tsserver.js ran in Restricted Mode")
+				}
+			}
+			if n := len(trustAsks(ed)); n != 0 {
+				t.Errorf("agentls asked %d trust questions after the editor's own", n)
+			}
+		})
+	}
+}

@@ -87,6 +87,10 @@ type clientCaps struct {
 			// AsyncQuestion: the agent's questions as agentls/askQuestion
 			// notifications, answered with agentls.answer.
 			AsyncQuestion bool `json:"asyncQuestion"`
+			// WorkspaceTrust is the editor's own trust of the workspace
+			// (VS Code's Workspace Trust): "trusted", "restricted", or ""
+			// when the editor has none (trust.go).
+			WorkspaceTrust string `json:"workspaceTrust"`
 		} `json:"agentls"`
 	} `json:"experimental"`
 }
