@@ -711,6 +711,7 @@ test('agentls.model set in the user settings of a running code-server window app
  */
 async function localModelServer(text) {
   const requests = [];
+  let flaked = false;
   const server = http.createServer((req, res) => {
     let body = '';
     req.on('data', (c) => (body += c));
@@ -722,6 +723,14 @@ async function localModelServer(text) {
       }
       const r = JSON.parse(body);
       requests.push({ url: req.url, auth: req.headers.authorization, body: r });
+      // The first prompt saying FLAKY fails as a real server's bad request
+      // does (not retried by the client): the chat's Retry sends it again.
+      if (JSON.stringify(r.messages).includes('FLAKY') && !flaked) {
+        flaked = true;
+        res.writeHead(400, { 'content-type': 'application/json' });
+        res.end(JSON.stringify({ error: { message: 'the server is warming up', type: 'invalid_request_error', code: null, param: null } }));
+        return;
+      }
       const base = { id: `chatcmpl-${requests.length}`, created: 0, model: r.model };
       const usage = { prompt_tokens: 12, completion_tokens: 5, total_tokens: 17 };
       if (!r.stream) {
@@ -790,6 +799,46 @@ test('A local OpenAI-compatible server set up in Settings answers; a model witho
         assert.equal(local.requests.length, before, 'a refused prompt reached the model');
         assert.equal(await ed.entries('assistant').count(), answers, 'something answered the refused prompt');
         await ed.screenshot('2-gpt-4o-refused');
+      },
+      { 'agentls.model': 'local:qwen3-coder', 'agentls.providers': { local: { base_url: local.url } } },
+    );
+  } finally {
+    local.close();
+  }
+});
+
+test('An answer\'s code block has Copy and Insert; a model error keeps the prompt, and Retry sends it again', { timeout: 180_000 }, async () => {
+  const local = await localModelServer('Hello from the local server.\n\n```go\nfmt.Println("inserted by agentls")\n```\n');
+  try {
+    await withEditor(
+      'code-and-retry',
+      async (ed) => {
+        await ed.waitStatus('agentls: idle');
+        await ed.askInChat('Who answers?');
+        await ed.entries('assistant', 'Hello from the local server.').waitFor();
+        // The answer's code block: boxed, its language named, Copy and
+        // Insert; Insert puts it at the cursor of the open file.
+        const block = ed.entries('assistant', 'Hello from the local server.').locator('.codeblock');
+        await block.waitFor();
+        assert.equal(await block.locator('.codeblock-lang').innerText(), 'go');
+        await ed.openFile('greeting.txt', 'Hello, world!');
+        await block.getByRole('button', { name: 'Insert' }).click();
+        await ed.page.locator('.part.editor .view-lines', { hasText: 'fmt.Println("inserted by agentls")' }).first().waitFor();
+        const copy = block.getByRole('button', { name: 'Copy' });
+        await copy.click();
+        await block.getByRole('button', { name: 'Copied' }).waitFor();
+        await ed.screenshot('1-code-inserted');
+
+        // The model's server fails the prompt: the error keeps it, with
+        // Retry, which sends it again and gets the answer.
+        const answered = await ed.entries('assistant').count();
+        await ed.askInChat('A FLAKY question');
+        const failed = ed.entries('notice', 'warming up');
+        await failed.waitFor();
+        await ed.screenshot('2-model-error');
+        await failed.getByRole('button', { name: 'Retry' }).click();
+        await waitFor('the retried prompt to be answered', async () => (await ed.entries('assistant').count()) > answered);
+        assert.ok(local.requests.filter((r) => JSON.stringify(r.body.messages).includes('A FLAKY question')).length >= 2, 'Retry sent the prompt again');
       },
       { 'agentls.model': 'local:qwen3-coder', 'agentls.providers': { local: { base_url: local.url } } },
     );

@@ -45,6 +45,9 @@ const actions: RenderActions = {
   answer: (id, answer, extra) => post({ type: 'answer', id, answer, ...extra }),
   openSettings: (setting) => post({ type: 'openSettings', setting }),
   openReview: (id) => post({ type: 'openReview', id }),
+  retry: (text) => send(text),
+  copyCode: (text) => post({ type: 'copyCode', text }),
+  insertCode: (text) => post({ type: 'insertCode', text }),
 };
 
 const prompt = new Prompt(byId('prompt'), byId('mentions'), {

@@ -14,6 +14,9 @@ export interface RenderActions {
   answer(id: string, answer: string, extra?: { text?: string; chosen?: string[] }): void;
   openSettings(setting: string): void;
   openReview(id: string): void;
+  retry(prompt: string): void;
+  copyCode(text: string): void;
+  insertCode(text: string): void;
 }
 
 function el<K extends keyof HTMLElementTagNameMap>(tag: K, cls?: string, text?: string): HTMLElementTagNameMap[K] {
@@ -85,6 +88,9 @@ function draw(e: Entry, act: RenderActions): HTMLElement {
       const d = el('div', `entry assistant${e.streaming ? ' streaming' : ''}`);
       const body = el('div', 'markdown');
       body.innerHTML = md.render(e.text);
+      if (!e.streaming) {
+        codeBlocks(body, act);
+      }
       d.appendChild(body);
       return d;
     }
@@ -104,6 +110,36 @@ function draw(e: Entry, act: RenderActions): HTMLElement {
       return turnEnd(e);
     case 'todos':
       return todos(e);
+  }
+}
+
+/**
+ * codeBlocks boxes each fenced block of a finished answer under a bar
+ * with its language and Copy / Insert (at the editor's cursor).
+ */
+function codeBlocks(body: HTMLElement, act: RenderActions): void {
+  for (const pre of Array.from(body.querySelectorAll('pre'))) {
+    const code = pre.querySelector('code');
+    const text = (code ?? pre).textContent ?? '';
+    const lang = /(?:^|\s)language-(\S+)/.exec(code?.className ?? '')?.[1] ?? '';
+    const box = el('div', 'codeblock');
+    const bar = el('div', 'codeblock-bar');
+    bar.appendChild(el('span', 'codeblock-lang', lang));
+    const copy = el('button', 'codeblock-action', 'Copy');
+    copy.type = 'button';
+    copy.title = 'Copy the code';
+    copy.addEventListener('click', () => {
+      act.copyCode(text);
+      copy.textContent = 'Copied';
+      setTimeout(() => (copy.textContent = 'Copy'), 1500);
+    });
+    const insert = el('button', 'codeblock-action', 'Insert');
+    insert.type = 'button';
+    insert.title = "Insert the code at the editor's cursor";
+    insert.addEventListener('click', () => act.insertCode(text));
+    bar.append(copy, insert);
+    pre.replaceWith(box);
+    box.append(bar, pre);
   }
 }
 
@@ -204,6 +240,12 @@ function notice(e: NoticeEntry, act: RenderActions): HTMLElement {
   if (e.setting) {
     const setting = e.setting;
     d.appendChild(button(`Open Settings (${setting})`, 'choice secondary', () => act.openSettings(setting)));
+  }
+  if (e.retry !== undefined) {
+    const prompt = e.retry;
+    const b = button('Retry', 'choice', () => act.retry(prompt));
+    b.title = `Send again: ${prompt.length > 80 ? `${prompt.slice(0, 80)}…` : prompt}`;
+    d.appendChild(b);
   }
   return d;
 }

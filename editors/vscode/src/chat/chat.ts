@@ -214,6 +214,29 @@ export class Chat implements vscode.Disposable {
       case 'openReview':
         a?.openReview(m.id);
         return;
+      case 'copyCode':
+        await vscode.env.clipboard.writeText(m.text);
+        return;
+      case 'insertCode':
+        await this.insertCode(m.text);
+        return;
+    }
+  }
+
+  /** insertCode puts a code block of the answer at the cursor of the last text editor (one undo step). */
+  private async insertCode(text: string): Promise<void> {
+    const ed = vscode.window.activeTextEditor ?? vscode.window.visibleTextEditors[0];
+    if (!ed) {
+      this.addNotice('info', 'Open a file to insert the code into: Insert puts it at the cursor of the editor.');
+      return;
+    }
+    const ok = await ed.edit((b) => {
+      for (const sel of ed.selections) {
+        b.replace(sel, text);
+      }
+    });
+    if (!ok) {
+      this.addNotice('error', `The code could not be inserted into ${vscode.workspace.asRelativePath(ed.document.uri, false)}.`);
     }
   }
 

@@ -75,6 +75,8 @@ export interface NoticeEntry {
   text: string;
   /** A VS Code setting the notice names: the view offers Open Settings. */
   setting?: string;
+  /** The prompt of the turn that failed: the view offers Retry, which sends it again. */
+  retry?: string;
 }
 
 export interface TurnEntry {

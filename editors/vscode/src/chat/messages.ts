@@ -38,5 +38,7 @@ export type FromView =
   | { type: 'revert' }
   | { type: 'openSettings'; setting: string }
   | { type: 'openReview'; id: string }
+  | { type: 'copyCode'; text: string }
+  | { type: 'insertCode'; text: string }
   | { type: 'mentions'; query: string }
   | { type: 'draft'; text: string; gen: number };

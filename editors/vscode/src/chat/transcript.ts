@@ -62,6 +62,17 @@ export class Transcript {
     return this.list.find((e) => e.id === id);
   }
 
+  /** The text of the last prompt sent, if any. */
+  private lastPrompt(): string | undefined {
+    for (let i = this.list.length - 1; i >= 0; i--) {
+      const e = this.list[i];
+      if (e.kind === 'user') {
+        return e.text;
+      }
+    }
+    return undefined;
+  }
+
   addUser(text: string, context?: string): UserEntry {
     return this.push({ kind: 'user', id: this.id(), text, context });
   }
@@ -123,8 +134,16 @@ export class Transcript {
         return this.onToolResult(e);
       case 'todos':
         return [this.onTodos(e)];
-      case 'error':
-        return [this.addNotice('error', e.message ?? 'error')];
+      case 'error': {
+        // A failed turn (the model's server down, a bad key) keeps its
+        // prompt: the notice offers Retry. A subagent's error is its own.
+        const n = this.addNotice('error', e.message ?? 'error');
+        const prompt = e.parent_id ? undefined : this.lastPrompt();
+        if (prompt !== undefined) {
+          n.retry = prompt;
+        }
+        return [n];
+      }
       case 'warning':
         return [this.addNotice('warning', e.message ?? '')];
       case 'compaction':

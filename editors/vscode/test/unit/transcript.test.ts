@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 
-import type { AskEntry, TextEntry, ToolEntry } from '../../src/chat/entries';
+import type { AskEntry, NoticeEntry, TextEntry, ToolEntry } from '../../src/chat/entries';
 import { exitCode, maxStoredOutput, Transcript, usageText } from '../../src/chat/transcript';
 
 const turn = { session_id: 's1', turn_id: 's1-t1' };
@@ -72,6 +72,18 @@ test('Transcript: the turn end stops what still runs and says why', () => {
   assert.equal((changed[0] as ToolEntry).status, 'stopped');
   assert.deepEqual(changed[1], { kind: 'turn', id: changed[1].id, turnId: 's1-t1', reason: 'cancelled', usage: '1,234 tokens in, 56 out' });
   assert.equal((t.entries[0] as TextEntry).streaming, false);
+});
+
+test('Transcript: a failed turn\'s error offers Retry with its prompt; a subagent\'s does not', () => {
+  const t = new Transcript();
+  assert.equal((t.onEvent({ ...turn, type: 'error', message: 'no prompt yet' })[0] as NoticeEntry).retry, undefined);
+  t.addUser('fix the build', 'main.go');
+  t.addUser('now the tests');
+  const [n] = t.onEvent({ ...turn, type: 'error', message: 'openai: 503 Service Unavailable' }) as NoticeEntry[];
+  assert.equal(n.level, 'error');
+  assert.equal(n.retry, 'now the tests');
+  const sub = t.onEvent({ ...turn, parent_id: 'call_1', type: 'error', message: 'subagent failed' }) as NoticeEntry[];
+  assert.ok(sub.every((x) => x.retry === undefined), "a subagent's error offers no Retry of the person's prompt");
 });
 
 test('usageText: counts when the model answered; nothing for a turn cancelled before it did', () => {
