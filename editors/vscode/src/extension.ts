@@ -41,6 +41,7 @@ const turnEndMessageWindow = 2000;
 class Agentls implements vscode.Disposable, ChatActions {
   private readonly state = new SessionState();
   private readonly chat: Chat;
+  private readonly store: ChatStore;
   private readonly asks: Asks;
   private readonly client: AgentClient;
   private readonly statusBar: StatusBar;
@@ -59,7 +60,15 @@ class Agentls implements vscode.Disposable, ChatActions {
   private readonly disposables: vscode.Disposable[] = [];
 
   constructor(context: vscode.ExtensionContext) {
-    this.chat = new Chat(context.extensionUri, new ChatStore(context.workspaceState));
+    this.store = new ChatStore(context.workspaceState);
+    this.chat = new Chat(context.extensionUri, this.store);
+    // Revert survives a window reload: the server reverts the turn from
+    // its history, whichever process ran it.
+    const kept = this.store.revert();
+    if (kept) {
+      this.state.changedTurnId = kept.turnId;
+      this.state.changedFiles = kept.files;
+    }
     this.asks = new Asks(this.chat, this.state, (id, answer) => this.client.execute(serverCommand.approve, [{ id, answer }]), () => this.updateStatus());
     this.client = new AgentClient(context.extensionPath, {
       event: (e) => this.onEvent(e),
@@ -232,6 +241,7 @@ class Agentls implements vscode.Disposable, ChatActions {
       const restored = res?.restored ?? [];
       const skipped = res?.skipped ?? [];
       this.state.onReverted();
+      void this.store.setRevert(undefined);
       this.updateStatus();
       const rel = (p: string) => vscode.workspace.asRelativePath(p, false);
       this.chat.addNotice(
@@ -336,7 +346,11 @@ class Agentls implements vscode.Disposable, ChatActions {
     if (e.type === 'turn_end' && !e.parent_id) {
       this.turnEndedAt = Date.now();
     }
+    const changed = [this.state.changedTurnId, this.state.changedFiles.length];
     this.state.onEvent(e);
+    if (changed[0] !== this.state.changedTurnId || changed[1] !== this.state.changedFiles.length) {
+      void this.store.setRevert(this.state.changedTurnId ? { turnId: this.state.changedTurnId, files: [...this.state.changedFiles] } : undefined);
+    }
     this.chat.onEvent(e);
     this.updateStatus();
     if (e.type === 'turn_end' && !e.parent_id && this.restartAfterTurn && !this.state.busy) {

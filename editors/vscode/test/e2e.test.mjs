@@ -603,6 +603,12 @@ test('Review in the diff editor: one hunk of two accepted, the model told the ot
       await ed.entries('turn-end', 'done').waitFor();
       await ed.screenshot('3-after-review');
 
+      // A window reload (a new agentls process) keeps Revert.
+      await ed.page.reload();
+      await ed.page.locator('.monaco-workbench').waitFor();
+      await ed.waitStatus('agentls: idle');
+      await ed.runCommand('agentls: Show Chat');
+
       // Revert, next to the status: it asks first, naming the file (no
       // internal ids); Cancel changes nothing, Revert undoes the whole turn.
       const dialog = ed.page.locator('.monaco-dialog-box');

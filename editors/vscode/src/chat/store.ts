@@ -26,6 +26,13 @@ interface Stored {
 const chatKey = 'agentls.chat.v1';
 const historyKey = 'agentls.chat.history';
 const draftKey = 'agentls.chat.draft';
+const revertKey = 'agentls.chat.revert';
+
+/** The last turn that changed files, for Revert after a reload. */
+export interface StoredRevert {
+  turnId: string;
+  files: string[];
+}
 /** Earlier sessions kept; prompts kept in the history. */
 export const maxSessions = 20;
 export const maxHistory = 100;
@@ -65,6 +72,19 @@ export class ChatStore {
     }
     await this.memento.update(chatKey, s);
     return s.current;
+  }
+
+  /** The turn Revert undoes, kept across reloads (the server reverts it from its history). */
+  revert(): StoredRevert | undefined {
+    const r = this.memento.get<StoredRevert>(revertKey);
+    if (!r || typeof r.turnId !== 'string' || !r.turnId) {
+      return undefined;
+    }
+    return { turnId: r.turnId, files: Array.isArray(r.files) ? r.files.filter((f) => typeof f === 'string') : [] };
+  }
+
+  async setRevert(r: StoredRevert | undefined): Promise<void> {
+    await this.memento.update(revertKey, r);
   }
 
   history(): string[] {

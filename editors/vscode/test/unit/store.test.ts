@@ -43,6 +43,19 @@ test('ChatStore: history without repeats, bounded; the draft', async () => {
   assert.equal(s.draft(), 'half a prompt');
 });
 
+test('ChatStore: the turn Revert undoes survives a reload; a revert forgets it; junk reads as none', async () => {
+  const m = memento();
+  assert.equal(new ChatStore(m).revert(), undefined);
+  await new ChatStore(m).setRevert({ turnId: 's1-t3', files: ['/w/a.ts', '/w/b.ts'] });
+  assert.deepEqual(new ChatStore(m).revert(), { turnId: 's1-t3', files: ['/w/a.ts', '/w/b.ts'] });
+  await new ChatStore(m).setRevert(undefined);
+  assert.equal(new ChatStore(m).revert(), undefined);
+  await m.update('agentls.chat.revert', { turnId: 7, files: 'x' });
+  assert.equal(new ChatStore(m).revert(), undefined);
+  await m.update('agentls.chat.revert', { turnId: 's2-t1', files: ['/w/a.ts', 3] });
+  assert.deepEqual(new ChatStore(m).revert(), { turnId: 's2-t1', files: ['/w/a.ts'] });
+});
+
 test('ChatStore: a sent prompt never comes back as the draft', async () => {
   const s = new ChatStore(memento());
   await s.setDraft('fix the bug', 0);
