@@ -4,9 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"path/filepath"
 	"slices"
-	"strings"
 
 	"github.com/agentls/agentls/internal/config"
 	"github.com/agentls/agentls/internal/config/trust"
@@ -56,12 +54,13 @@ func (e *Env) langServerTrusted(folder string) bool {
 	if !editor {
 		return false
 	}
+	// The trust rule's own comparison (cleaned, links resolved): a link in
+	// the workspace to a folder outside it is not covered.
+	var roots []string
 	for _, r := range e.ws.Roots() {
-		if rel, err := filepath.Rel(r, folder); err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
-			return true
-		}
+		roots = append(roots, r+trust.Subfolders)
 	}
-	return false
+	return trust.Trusted(folder, roots)
 }
 
 // ErrTrustNotSaved marks a trust kept for this environment only: the user
