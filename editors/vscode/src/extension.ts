@@ -508,7 +508,7 @@ export async function deactivate(): Promise<void> {
 }
 
 /** revertList names up to three files, then how many more. */
-export function revertList(files: string[]): string {
+function revertList(files: string[]): string {
   if (files.length <= 3) {
     return files.join(', ');
   }
