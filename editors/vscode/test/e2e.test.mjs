@@ -255,10 +255,23 @@ class Editor {
    * types the prompt, as a person does; Enter sends it.
    */
   async askInChat(prompt) {
-    await this.page.keyboard.press('Control+Alt+A');
     const box = this.chat().locator('#prompt');
-    await box.waitFor({ state: 'visible' });
-    await waitFor('the chat prompt to have the keyboard', () => box.evaluate((e) => document.activeElement === e && document.hasFocus()));
+    const focused = () => box.evaluate((e) => document.activeElement === e && document.hasFocus());
+    // The keybinding again when the focus went elsewhere, as a person
+    // would press it again: the Settings editor re-renders after a
+    // settings write and can take the focus back just after the chat got it.
+    for (let attempt = 1; ; attempt++) {
+      await this.page.keyboard.press('Control+Alt+A');
+      await box.waitFor({ state: 'visible' });
+      try {
+        await waitFor('the chat prompt to have the keyboard', focused, 10_000);
+        break;
+      } catch (err) {
+        if (attempt === 3) {
+          throw err;
+        }
+      }
+    }
     await this.page.keyboard.type(prompt);
     await this.page.keyboard.press('Enter');
   }
