@@ -5,6 +5,8 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"log/slog"
+	"strings"
 
 	"github.com/agentls/agentls/internal/frontend/acp"
 )
@@ -13,7 +15,8 @@ const acpUsage = `Usage: agentls acp [flags]
 
 Runs agentls as an Agent Client Protocol (ACP v1) agent on stdin/stdout, for editors that
 start agents: Zed (agent_servers), JetBrains, CodeCompanion, avante, agent-shell. Logs go
-to stderr and the log file. See docs/protocol-acp.md.
+to the log file only (ACP clients show each stderr line as an agent error): stderr says
+only why agentls could not start. See docs/protocol-acp.md.
 
 Flags:
 `
@@ -27,15 +30,24 @@ func cmdACP(ctx context.Context, args []string, stdin io.Reader, stdout, stderr 
 	if code, done := parseEditorArgs(fs, args); done {
 		return code
 	}
-	a, log, closeLog, ok := openEditorApp(stderr, flags)
+	a, log, closeLog, code := openEditorApp(stderr, flags, stderrOff)
 	defer closeLog()
-	if !ok {
-		return 1
+	if code != 0 {
+		return code
 	}
-	err := acp.Serve(ctx, stdin, stdout, acp.Options{App: a, Name: "agentls", Version: Version, AskTrust: trustNotice(stderr)})
+	err := acp.Serve(ctx, stdin, stdout, acp.Options{App: a, Name: "agentls", Version: Version, AskTrust: trustNotice(logLines{log})})
 	if err != nil {
 		log.Error("acp", "error", err)
 		return 1
 	}
 	return 0
+}
+
+// logLines writes each line as a warning in the log: where stderr is
+// quiet, the log file holds what a command-line front-end prints.
+type logLines struct{ log *slog.Logger }
+
+func (l logLines) Write(p []byte) (int, error) {
+	l.log.Warn(strings.TrimSpace(string(p)))
+	return len(p), nil
 }

@@ -10,11 +10,13 @@ import (
 	"testing"
 )
 
-// TestACPCommand: `agentls acp` answers initialize on stdout, logs on
-// stderr, and exits 0 when the editor closes stdin.
+// TestACPCommand: `agentls acp` answers initialize on stdout, logs to
+// the log file and nothing to stderr (ACP clients show each stderr line
+// as an agent error), and exits 0 when the editor closes stdin.
 func TestACPCommand(t *testing.T) {
 	t.Setenv("XDG_CONFIG_HOME", t.TempDir())
-	t.Setenv("XDG_STATE_HOME", t.TempDir())
+	state := t.TempDir()
+	t.Setenv("XDG_STATE_HOME", state)
 	t.Setenv("XDG_DATA_HOME", t.TempDir())
 	t.Setenv("AGENTLS_MODEL", "")
 	root := t.TempDir()
@@ -43,8 +45,34 @@ func TestACPCommand(t *testing.T) {
 	if reply.ID != 1 || reply.Result.ProtocolVersion != 1 || reply.Result.AgentInfo.Name != "agentls" || reply.Result.AgentInfo.Version != Version {
 		t.Errorf("initialize reply %+v", reply)
 	}
+	if errb.Len() > 0 {
+		t.Errorf("stderr is not empty: %q", errb.String())
+	}
+	log, err := os.ReadFile(filepath.Join(state, "agentls", "agentls.log"))
+	if err != nil || !strings.Contains(string(log), "acp: initialize") {
+		t.Errorf("the log file has no line of the initialize (%v): %q", err, log)
+	}
+
+	// --log-file - is the log on stderr, at --log-level.
+	in = strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":1,"clientCapabilities":{}}}` + "\n")
+	out.Reset()
+	errb.Reset()
+	if code := run(context.Background(), []string{"acp", "--model", "replay:" + scriptPath, "--log-file", "-", "--log-level", "debug"}, in, &out, &errb); code != 0 {
+		t.Fatalf("--log-file -: exit %d, stderr: %s", code, errb.String())
+	}
 	if !strings.Contains(errb.String(), "acp: initialize") {
-		t.Errorf("stderr has no log of the initialize: %q", errb.String())
+		t.Errorf("--log-file -: stderr has no log of the initialize: %q", errb.String())
+	}
+}
+
+// TestEditorCommandLogLevel: a --log-level that is not a level stops the
+// command before anything starts, naming the levels.
+func TestEditorCommandLogLevel(t *testing.T) {
+	for _, cmd := range []string{"acp", "serve"} {
+		code, out, stderr := runCLI(t, cmd, "--log-level", "loud")
+		if code != 2 || !strings.Contains(stderr, "debug, info, warn or error") || out != "" {
+			t.Errorf("%s --log-level loud: exit %d, stdout %q, stderr %q", cmd, code, out, stderr)
+		}
 	}
 }
 

@@ -37,21 +37,30 @@ func newApp(log *slog.Logger, f appFlags) (*app.App, config.Dirs, error) {
 	return a, dirs, err
 }
 
+// stderrOff is a stderr level nothing reaches: ACP clients take every
+// stderr line for an error of the agent.
+const stderrOff = slog.Level(1 << 10)
+
 // newLogger is the logger of every command: the log file in the user's
-// state folder (or logFile), and stderr at or above minStderr.
-func newLogger(dirs config.Dirs, logFile string, verbose bool, stderr io.Writer, minStderr slog.Level) (*slog.Logger, func()) {
-	level := slog.LevelInfo
-	if verbose {
-		level = slog.LevelDebug
+// state folder (or logFile; "-" is stderr) from level up, and stderr from
+// stderrLevel up as well.
+func newLogger(dirs config.Dirs, logFile string, level slog.Level, stderr io.Writer, stderrLevel slog.Level) (*slog.Logger, func()) {
+	if logFile == "-" {
+		return slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: level})), func() {}
 	}
 	path := logFile
 	if path == "" {
 		path = filepath.Join(dirs.State, "agentls.log")
 	}
-	handlers := []slog.Handler{slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: max(level, minStderr)})}
+	var handlers []slog.Handler
+	if stderrLevel < stderrOff {
+		handlers = append(handlers, slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: max(level, stderrLevel)}))
+	}
 	closeFn := func() {}
 	if f, err := openLog(path); err != nil {
-		fmt.Fprintf(stderr, "agentls: logging to stderr only: %v\n", err)
+		// Said once, even where stderr is otherwise quiet: nothing else
+		// would tell that nothing is logged.
+		fmt.Fprintf(stderr, "agentls: no log file: %v\n", err)
 	} else {
 		handlers = append(handlers, slog.NewTextHandler(f, &slog.HandlerOptions{Level: level}))
 		closeFn = func() { f.Close() }
@@ -67,7 +76,7 @@ func headlessApp(stderr io.Writer, f appFlags) (*app.App, func(), error) {
 	if err != nil {
 		return nil, func() {}, err
 	}
-	log, closeLog := newLogger(dirs, "", false, stderr, slog.LevelWarn)
+	log, closeLog := newLogger(dirs, "", slog.LevelInfo, stderr, slog.LevelWarn)
 	a, _, err := newApp(log, f)
 	if err != nil {
 		closeLog()

@@ -5,6 +5,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"log/slog"
 	"os"
 	"path/filepath"
 
@@ -15,7 +16,7 @@ func cmdServe(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	fs.Usage = func() {
-		fmt.Fprint(stderr, "Usage: agentls serve [--stdio] [flags]\n\nRuns the language server on stdin/stdout. Editors start it like any language server.\n\nFlags:\n")
+		fmt.Fprint(stderr, "Usage: agentls serve [--stdio] [flags]\n\nRuns the language server on stdin/stdout. Editors start it like any language server.\nThe log goes to the log file; stderr gets its warnings and errors.\n\nFlags:\n")
 		fs.PrintDefaults()
 	}
 	fs.Bool("stdio", true, "use stdin/stdout (the only transport; accepted for editors that pass it)")
@@ -23,12 +24,14 @@ func cmdServe(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 	if code, done := parseEditorArgs(fs, args); done {
 		return code
 	}
-	a, log, closeLog, ok := openEditorApp(stderr, flags)
+	// Editors show stderr in their LSP log (Neovim files every line as an
+	// error): warnings and errors only; the log file has the rest.
+	a, log, closeLog, code := openEditorApp(stderr, flags, slog.LevelWarn)
 	defer closeLog()
-	if !ok {
-		return 1
+	if code != 0 {
+		return code
 	}
-	code := lsp.Serve(ctx, stdio{stdin, stdout}, lsp.Options{Name: "agentls", Version: Version, App: a})
+	code = lsp.Serve(ctx, stdio{stdin, stdout}, lsp.Options{Name: "agentls", Version: Version, App: a})
 	log.Info("exit", "code", code)
 	return code
 }

@@ -178,6 +178,11 @@ export class Editor {
       this.child.kill('SIGKILL');
       throw new Error('agentls acp did not exit after its stdin closed\n' + this.stderr);
     }
+    // ACP clients (acp.el, agent-shell) show every stderr line as an
+    // agent error: a whole session writes none.
+    if (this.stderr !== '') {
+      throw new Error('agentls acp wrote to stderr:\n' + this.stderr);
+    }
     return code;
   }
 }
