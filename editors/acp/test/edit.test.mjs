@@ -59,11 +59,16 @@ test('allow_once: the unsaved buffer is read through fs/read_text_file and the e
   assert.equal(ed.permissions.length, 1);
   const ask = ed.permissions[0];
   assert.equal(ask.toolCall.toolCallId, calls[1].toolCallId);
-  assert.match(ask.toolCall.title, /agentls wants to edit greeting\.txt/);
+  // A short title, the kind and the raw input: clients sort requests by kind.
+  assert.equal(ask.toolCall.title, 'Edit greeting.txt');
+  assert.equal(ask.toolCall.kind, 'edit');
+  assert.deepEqual(ask.toolCall.rawInput, calls[1].rawInput);
+  assert.equal(ask.toolCall.rawInput.file_path, 'greeting.txt');
   assert.deepEqual(ask.options.map((o) => [o.optionId, o.kind]),
     [['allow', 'allow_once'], ['allow_session', 'allow_always'], ['allow_always', 'allow_always'], ['reject', 'reject_once']]);
   assert.equal(ask.options[1].name, 'Allow edits in the workspace root this session');
-  assert.equal(ask.options[2].name, 'Always allow edits in the workspace root in this workspace');
+  assert.equal(ask.options[2].name, 'Always allow edits in the workspace root');
+  assert.deepEqual([ask.options[0].name, ask.options[3].name], ['Allow', 'Deny']);
   const askDiff = ask.toolCall.content.find((c) => c.type === 'diff');
   assert.equal(askDiff.path, file);
   assert.match(askDiff.oldText, /Hello, unsaved world!/);

@@ -104,7 +104,9 @@ test('modes: session/set_mode and /mode switch the gate; chat runs nothing, appr
   res = await ed.prompt(sessionId, 'now read it');
   assert.equal(res.stopReason, 'end_turn');
   assert.equal(ed.permissions.length, 1);
-  assert.equal(ed.permissions[0].toolCall.title, 'agentls wants to read a.txt');
+  assert.equal(ed.permissions[0].toolCall.title, 'Read a.txt');
+  assert.equal(ed.permissions[0].toolCall.kind, 'read');
+  assert.deepEqual(ed.permissions[0].toolCall.rawInput, { file_path: 'a.txt' });
   assert.deepEqual(ed.permissions[0].toolCall.locations, [{ path: file }]);
   assert.deepEqual(ed.permissions[0].options.map((o) => o.kind), ['allow_once', 'reject_once'],
     'approve mode offers no grant');
