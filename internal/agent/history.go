@@ -78,13 +78,34 @@ func (r RevertReport) Text(rel func(string) string) string {
 // alone and listed, unless force; a file that now counts as outside the
 // workspace (Workspace.Outside) is left alone and listed, even with force.
 func (h *History) RevertTurn(ctx context.Context, turnID string, force bool) (RevertReport, error) {
+	return h.revert(ctx, "", turnID, force)
+}
+
+// RevertSessionTurn is RevertTurn within one session's turns: its last
+// turn with changes when turnID is empty; a turn of another session is
+// refused. Front-ends that run several sessions side by side on one
+// workspace (ACP) revert with it.
+func (h *History) RevertSessionTurn(ctx context.Context, sessionID, turnID string) (RevertReport, error) {
+	if sessionID == "" {
+		return RevertReport{}, errors.New("revert: no session named")
+	}
+	return h.revert(ctx, sessionID, turnID, false)
+}
+
+func (h *History) revert(ctx context.Context, sessionID, turnID string, force bool) (RevertReport, error) {
 	roots := h.ws.Roots()
 	if len(roots) == 0 {
 		return RevertReport{}, errors.New("no workspace folder is open")
 	}
 	if turnID == "" {
 		for _, r := range roots {
-			id, err := h.st.LastTurn(ctx, r)
+			var id string
+			var err error
+			if sessionID == "" {
+				id, err = h.st.LastTurn(ctx, r)
+			} else {
+				id, err = h.st.LastSessionTurn(ctx, r, sessionID)
+			}
 			if errors.Is(err, store.ErrNoTurn) {
 				continue
 			}
@@ -93,6 +114,9 @@ func (h *History) RevertTurn(ctx context.Context, turnID string, force bool) (Re
 			}
 			turnID = id
 			break
+		}
+		if turnID == "" && sessionID != "" {
+			return RevertReport{}, errors.New("no turn of this session has changes left to revert")
 		}
 		if turnID == "" {
 			return RevertReport{}, store.ErrNoTurn
@@ -108,6 +132,13 @@ func (h *History) RevertTurn(ctx context.Context, turnID string, force bool) (Re
 	}
 	if len(changes) == 0 {
 		return RevertReport{}, fmt.Errorf("turn %s changed no files in this workspace", turnID)
+	}
+	if sessionID != "" {
+		for _, c := range changes {
+			if c.SessionID != sessionID && !strings.HasPrefix(c.SessionID, sessionID+"-") {
+				return RevertReport{}, fmt.Errorf("turn %s is not one of this session's", turnID)
+			}
+		}
 	}
 	// A file that now counts as outside the workspace (a folder on its
 	// path became a link that leads out, a hard-linked file) is left

@@ -428,6 +428,24 @@ func (s *Store) LastTurn(ctx context.Context, workspace string) (string, error) 
 	return turn, nil
 }
 
+// LastSessionTurn is LastTurn among the turns of one session (and its
+// subagents, whose ids extend it: "<session>-<call>"): an ACP client's
+// /revert undoes its own session's turn, not another's in the same
+// workspace.
+func (s *Store) LastSessionTurn(ctx context.Context, workspace, sessionID string) (string, error) {
+	var turn string
+	err := s.db.QueryRowContext(ctx, `SELECT turn_id FROM changes
+		WHERE workspace = ? AND reverted = 0 AND (session_id = ? OR substr(session_id, 1, ?) = ?)
+		ORDER BY id DESC LIMIT 1`, cleanWorkspace(workspace), sessionID, len(sessionID)+1, sessionID+"-").Scan(&turn)
+	if errors.Is(err, sql.ErrNoRows) {
+		return "", ErrNoTurn
+	}
+	if err != nil {
+		return "", fmt.Errorf("find last turn of session %s: %w", sessionID, err)
+	}
+	return turn, nil
+}
+
 // MarkReverted records that the changes were undone, so LastTurn moves on
 // and a second revert does not restore them again. It is all or nothing:
 // an unknown id fails the whole call.

@@ -718,3 +718,28 @@ func TestOpenNewDatabaseAtOnce(t *testing.T) {
 		}
 	}
 }
+
+// TestLastSessionTurn: the last turn of one session, its subagents'
+// changes included ("<session>-<call>"), never a later turn of another
+// session, nor of a session whose id only starts the same.
+func TestLastSessionTurn(t *testing.T) {
+	s, _ := openTemp(t)
+	ctx := context.Background()
+	rec := func(session, turn string) {
+		c := change(t, turn, "a.go")
+		c.SessionID = session
+		mustRecord(t, s, c)
+	}
+	rec("s1", "s1-t1")
+	rec("s1-call_1", "s1-t2") // a subagent of s1, in s1's turn 2
+	rec("s2", "s2-t1")
+	rec("s10", "s10-t1")
+	for _, c := range []struct{ session, want string }{{"s1", "s1-t2"}, {"s2", "s2-t1"}, {"s10", "s10-t1"}} {
+		if got, err := s.LastSessionTurn(ctx, ws(t), c.session); err != nil || got != c.want {
+			t.Errorf("LastSessionTurn(%s) = %q, %v; want %q", c.session, got, err, c.want)
+		}
+	}
+	if got, err := s.LastSessionTurn(ctx, ws(t), "s3"); !errors.Is(err, ErrNoTurn) {
+		t.Errorf("LastSessionTurn of a session without changes = %q, %v; want ErrNoTurn", got, err)
+	}
+}

@@ -18,7 +18,7 @@ func commandList() []sdk.AvailableCommand {
 	}
 	return []sdk.AvailableCommand{
 		{Name: "compact", Description: "Compact the conversation now: old tool results are cut and older turns summarised"},
-		{Name: "revert", Description: "Undo the file changes of a turn (the last turn with changes by default)", Input: hint("turn id (optional)")},
+		{Name: "revert", Description: "Undo the file changes of one of this session's turns (its last turn with changes by default)", Input: hint("turn id (optional)")},
 		{Name: "mode", Description: "Show or switch the permission mode: chat, approve, smart or auto", Input: hint("chat | approve | smart | auto")},
 	}
 }
@@ -73,7 +73,9 @@ func (ss *session) revert(ctx context.Context, turnID string) string {
 	if err != nil {
 		return "agentls: nothing was reverted: " + err.Error()
 	}
-	rep, err := h.RevertTurn(ctx, turnID, false)
+	// This session's turns only: other sessions on the workspace (another
+	// ACP session, the editor's own chat) keep theirs.
+	rep, err := h.RevertSessionTurn(ctx, ss.id, turnID)
 	if err != nil {
 		return "agentls: nothing was reverted: " + err.Error()
 	}

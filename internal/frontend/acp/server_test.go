@@ -251,3 +251,74 @@ func TestStaleBufferIsNotOverwritten(t *testing.T) {
 		t.Errorf("disk changed: %q", data)
 	}
 }
+
+// TestRevertIsPerSession: /revert in one ACP session undoes that
+// session's last turn, never another session's on the same workspace
+// (it once deleted the other session's new file); named by id, another
+// session's turn is refused.
+func TestRevertIsPerSession(t *testing.T) {
+	root := workspace(t, map[string]string{"a.txt": "one\n"})
+	ed := newFakeEditor()
+	ed.onAsk = func(context.Context, sdk.RequestPermissionRequest) (sdk.RequestPermissionResponse, error) {
+		return sdk.RequestPermissionResponse{Outcome: sdk.NewRequestPermissionOutcomeSelected(optAllow)}, nil
+	}
+	// Each session plays the script from its start: one new file per session.
+	steps := `{"turns":[{"text":"","tool_calls":[{"name":"write","input":{"file_path":"new.txt","content":"made\n"}}]},{"text":"done"}]}`
+	c := connect(t, testApp(t, script(t, steps)), ed, sdk.FileSystemCapabilities{})
+	other := newSession(t, c, root)
+	if _, err := prompt(c, other, sdk.TextBlock("make new.txt")); err != nil {
+		t.Fatal(err)
+	}
+	if data, err := os.ReadFile(filepath.Join(root, "new.txt")); err != nil || string(data) != "made\n" {
+		t.Fatalf("the other session's write: %q, %v", data, err)
+	}
+	mine := newSession(t, c, root)
+	said := func(id sdk.SessionId) string {
+		ed.mu.Lock()
+		defer ed.mu.Unlock()
+		var b strings.Builder
+		for _, u := range ed.updates {
+			if u.SessionId == id && u.Update.AgentMessageChunk != nil && u.Update.AgentMessageChunk.Content.Text != nil {
+				b.WriteString(u.Update.AgentMessageChunk.Content.Text.Text)
+			}
+		}
+		return b.String()
+	}
+	if _, err := prompt(c, mine, sdk.TextBlock("/revert")); err != nil {
+		t.Fatal(err)
+	}
+	if got := said(mine); !strings.Contains(got, "nothing was reverted: no turn of this session has changes left to revert") {
+		t.Errorf("/revert in a session without changes said %q", got)
+	}
+	if _, err := os.Stat(filepath.Join(root, "new.txt")); err != nil {
+		t.Fatalf("/revert in one session undid another's turn: %v", err)
+	}
+	// The other session's turn, named by id: refused too.
+	turn := ""
+	ed.mu.Lock()
+	for _, u := range ed.updates {
+		if u.SessionId == other && u.Update.ToolCall != nil {
+			turn, _, _ = strings.Cut(string(u.Update.ToolCall.ToolCallId), "/")
+		}
+	}
+	ed.mu.Unlock()
+	if turn == "" {
+		t.Fatal("no tool call of the other session")
+	}
+	if _, err := prompt(c, mine, sdk.TextBlock("/revert "+turn)); err != nil {
+		t.Fatal(err)
+	}
+	if got := said(mine); !strings.Contains(got, "is not one of this session's") {
+		t.Errorf("/revert %s (another session's turn) said %q", turn, got)
+	}
+	if _, err := os.Stat(filepath.Join(root, "new.txt")); err != nil {
+		t.Fatalf("/revert of another session's turn by id undid it: %v", err)
+	}
+	// In its own session, /revert undoes it.
+	if _, err := prompt(c, other, sdk.TextBlock("/revert")); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Join(root, "new.txt")); !os.IsNotExist(err) {
+		t.Errorf("/revert in the session that made new.txt left it: %v; said %q", err, said(other))
+	}
+}
