@@ -34,6 +34,7 @@ test('allow_once: the unsaved buffer is read through fs/read_text_file and the e
   assert.equal(init.protocolVersion, 1);
   assert.equal(init.agentCapabilities.loadSession, true);
   assert.equal(init.agentCapabilities.promptCapabilities.embeddedContext, true);
+  assert.deepEqual(init.agentCapabilities.mcpCapabilities, { http: true });
   assert.equal(init.agentInfo.name, 'agentls');
 
   const { sessionId, modes } = await ed.newSession();
