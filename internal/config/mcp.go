@@ -47,6 +47,11 @@ type MCPServer struct {
 	StartupTimeout string `json:"startup_timeout,omitempty"`
 	// ToolTimeout bounds one tool call; empty means 10m.
 	ToolTimeout string `json:"tool_timeout,omitempty"`
+	// PingTimeout is the liveness bound during a call: a server that does
+	// not answer a ping within it (asked after each quiet PingTimeout) is
+	// stuck, and is stopped and restarted; empty means 15s, "0" never
+	// pings (a server that cannot answer while it works).
+	PingTimeout string `json:"ping_timeout,omitempty"`
 
 	// From is the file that named the server ("editor settings" for the
 	// editor); Root is the workspace folder of a workspace file's server,
@@ -60,7 +65,7 @@ type MCPServers map[string]MCPServer
 
 // mcpKeys are the keys an `mcp` entry may have.
 func mcpKeys() []string {
-	return []string{"type", "command", "args", "env", "cwd", "url", "headers", "disabled", "startup_timeout", "tool_timeout"}
+	return []string{"type", "command", "args", "env", "cwd", "url", "headers", "disabled", "startup_timeout", "tool_timeout", "ping_timeout"}
 }
 
 // mcpName is what a server name may be: it becomes the tools' prefix
@@ -71,6 +76,7 @@ var mcpName = regexp.MustCompile(`^[a-z0-9][a-z0-9_-]{0,31}$`)
 const (
 	DefaultMCPStartupTimeout = 30 * time.Second
 	DefaultMCPToolTimeout    = 10 * time.Minute
+	DefaultMCPPingTimeout    = 15 * time.Second
 )
 
 // UnmarshalJSON reads the entries strictly: an unknown key is an error

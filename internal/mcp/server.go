@@ -47,8 +47,9 @@ type server struct {
 	name string
 	cfg  config.MCPServer
 	log  *slog.Logger
-	// startTimeout bounds a start; toolTimeout one call.
-	startTimeout, toolTimeout time.Duration
+	// startTimeout bounds a start; toolTimeout one call; pingTimeout the
+	// wait for a ping's answer during a call (0: no pings).
+	startTimeout, toolTimeout, pingTimeout time.Duration
 	// ctx ends with the server: a start in progress gives up.
 	ctx    context.Context
 	cancel context.CancelFunc
@@ -77,12 +78,15 @@ type listing struct {
 
 func newServer(m *Manager, name string, cfg config.MCPServer) *server {
 	s := &server{m: m, name: name, cfg: cfg, log: m.log.With("mcp", name),
-		startTimeout: config.DefaultMCPStartupTimeout, toolTimeout: config.DefaultMCPToolTimeout}
+		startTimeout: config.DefaultMCPStartupTimeout, toolTimeout: config.DefaultMCPToolTimeout, pingTimeout: config.DefaultMCPPingTimeout}
 	if d, err := time.ParseDuration(cfg.StartupTimeout); err == nil && d > 0 {
 		s.startTimeout = d
 	}
 	if d, err := time.ParseDuration(cfg.ToolTimeout); err == nil && d > 0 {
 		s.toolTimeout = d
+	}
+	if d, err := time.ParseDuration(cfg.PingTimeout); err == nil && d >= 0 {
+		s.pingTimeout = d
 	}
 	s.ctx, s.cancel = context.WithCancel(m.ctx)
 	return s
@@ -335,8 +339,16 @@ func (s *server) session(ctx context.Context) (*sdk.ClientSession, error) {
 	return nil, fmt.Errorf("%w: %s: %s; fix %s", errNotRunning, s.name, s.why, s.where())
 }
 
+// errStuck is the cause of a call given up because its server stopped
+// answering pings.
+var errStuck = errors.New("the server stopped answering")
+
 // call runs one tool call, bounded by toolTimeout. Cancelling ctx cancels
-// the call on the server (the SDK sends notifications/cancelled).
+// the call on the server (the SDK sends notifications/cancelled). While
+// it runs, a server that leaves a ping unanswered for pingTimeout is
+// stuck (stopped with SIGSTOP, deadlocked, a dead HTTP peer): the call
+// ends at once saying so, and the server is stopped so that the next
+// call starts it again instead of waiting out tool_timeout in turn.
 func (s *server) call(ctx context.Context, params *sdk.CallToolParams) (*sdk.CallToolResult, error) {
 	sess, err := s.session(ctx)
 	if err != nil {
@@ -344,18 +356,69 @@ func (s *server) call(ctx context.Context, params *sdk.CallToolParams) (*sdk.Cal
 	}
 	cctx, cancel := context.WithTimeout(ctx, s.toolTimeout)
 	defer cancel()
-	res, err := sess.CallTool(cctx, params)
+	lctx, giveUp := context.WithCancelCause(cctx)
+	defer giveUp(nil)
+	if s.pingTimeout > 0 {
+		go s.ping(lctx, sess, giveUp)
+	}
+	res, err := sess.CallTool(lctx, params)
 	switch {
 	case err == nil:
 		return res, nil
 	case ctx.Err() != nil:
 		return nil, ctx.Err()
+	case context.Cause(lctx) == errStuck:
+		s.stuck(sess, params.Name)
+		return nil, fmt.Errorf("MCP server %s stopped answering during the call (no answer to a ping within %v): agentls stopped it, and it starts again at the next call of its tools; this call's work is lost", s.name, s.pingTimeout)
 	case cctx.Err() == context.DeadlineExceeded:
 		return nil, fmt.Errorf("MCP server %s did not answer within %v (tool_timeout of %s; raise it if the tool needs longer)", s.name, s.toolTimeout, s.where())
 	case errors.Is(err, sdk.ErrConnectionClosed) || errors.Is(err, io.EOF):
 		return nil, fmt.Errorf("MCP server %s stopped during the call (%v); it restarts at the next call", s.name, err)
 	}
 	return nil, fmt.Errorf("MCP server %s: %w", s.name, err)
+}
+
+// ping asks the server whether it is alive after each quiet pingTimeout
+// of a call, until ctx ends; an unanswered ping gives the call up with
+// errStuck. Any answer counts, an error too: the server is reading.
+func (s *server) ping(ctx context.Context, sess *sdk.ClientSession, giveUp context.CancelCauseFunc) {
+	t := time.NewTimer(s.pingTimeout)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+		pctx, cancel := context.WithTimeout(ctx, s.pingTimeout)
+		err := sess.Ping(pctx, nil)
+		late := pctx.Err() == context.DeadlineExceeded && ctx.Err() == nil
+		cancel()
+		if late {
+			s.log.Warn("MCP server did not answer a ping during a call", "timeout", s.pingTimeout, "error", err)
+			giveUp(errStuck)
+			return
+		}
+		t.Reset(s.pingTimeout)
+	}
+}
+
+// stuck stops a server that left a ping unanswered (the process is
+// killed at once: a stopped one would not exit on its own), so that the
+// next use starts it again under the crash policy; the person is told.
+func (s *server) stuck(sess *sdk.ClientSession, tool string) {
+	s.mu.Lock()
+	if s.sess != sess || s.state != stateReady {
+		s.mu.Unlock()
+		return // another call found it stuck first, or it ended meanwhile
+	}
+	conn := s.conn
+	s.state, s.sess, s.conn = stateDown, nil, launch{}
+	s.why = fmt.Sprintf("no answer to a ping within %v during a call of %s", s.pingTimeout, tool)
+	s.mu.Unlock()
+	conn.kill()
+	closeConn(sess, launch{})
+	s.m.notice("mcp: server %s stopped answering (%s); agentls stopped it, and it restarts when its tools are next used (ping_timeout of %s)", s.name, s.why, s.where())
 }
 
 // close stops the server for good, waiting for a start in progress.

@@ -44,6 +44,17 @@ func (l launch) stop() {
 	<-l.proc.Exited()
 }
 
+// kill ends the process of a stdio server at once (and what it started):
+// a stuck server gets no grace.
+func (l launch) kill() {
+	if l.proc == nil {
+		return
+	}
+	l.proc.Kill()
+	<-l.proc.Exited()
+	_ = l.proc.Close()
+}
+
 // status describes how a stdio server ended, with the end of its stderr.
 func (l launch) status() string {
 	if l.proc == nil {
