@@ -124,6 +124,11 @@ func (s *Session) Usage() Usage {
 	return s.usage
 }
 
+// ContextWindow is the context window the session works with, in tokens:
+// a learned limit, the configured or published one, else the fallback
+// compaction assumes.
+func (s *Session) ContextWindow() int { return s.window() }
+
 // addUsage adds one call's usage to the session and journals it.
 func (s *Session) addUsage(u Usage) {
 	if u == (Usage{}) {

@@ -173,3 +173,29 @@ test('session/load replays a stored session in a new process, which then goes on
   await assert.rejects(ed2.agent.request(acp.methods.agent.session.load, { sessionId: 'nope', cwd: world.workspace, mcpServers: [] }),
     (err) => err.code === -32002 && /no such session/.test(err.message));
 });
+
+test('the todos become plan updates, and each model step a usage_update with the context window', async (t) => {
+  const world = makeWorld({ 'a.txt': 'alpha\n' });
+  const todos = [
+    { content: 'Read a.txt', status: 'completed' },
+    { content: 'Write the summary', status: 'in_progress', active_form: 'Writing the summary' },
+    { content: 'Check it', status: 'pending' },
+  ];
+  const script = writeScript(world, 'script.json', [
+    { text: 'Planning.', tool_calls: [{ name: 'todos', input: { todos } }], usage: { input_tokens: 1200, output_tokens: 80 } },
+    { text: 'Planned.', usage: { input_tokens: 1400, output_tokens: 20 } },
+  ]);
+  const ed = new Editor(world);
+  t.after(() => ed.stop());
+  await ed.start(script);
+  const { sessionId } = await ed.newSession();
+  const res = await ed.prompt(sessionId, 'plan it');
+  assert.equal(res.stopReason, 'end_turn');
+  const plans = ed.of(sessionId, 'plan');
+  assert.equal(plans.length, 1);
+  assert.deepEqual(plans[0].entries.map((e) => [e.content, e.status]),
+    [['Read a.txt', 'completed'], ['Write the summary', 'in_progress'], ['Check it', 'pending']]);
+  const usage = ed.of(sessionId, 'usage_update');
+  assert.deepEqual(usage.map((u) => u.used), [1280, 1420]);
+  assert.ok(usage.every((u) => u.size > 0), `no context window size: ${JSON.stringify(usage)}`);
+});

@@ -7,7 +7,9 @@
 //	{"turns":[{"text":"…","tool_calls":[{"name":"view","input":{"file_path":"main.go"}}]},{"text":"done"}]}
 //
 // A turn with "summary": true answers the call that compacts the
-// conversation, and only that call; the others play in order.
+// conversation, and only that call; the others play in order. A turn's
+// "usage" ({"input_tokens":…,"output_tokens":…}) is reported as the
+// step's usage, for scripts that exercise token displays.
 package replay
 
 import (
@@ -35,6 +37,8 @@ type Turn struct {
 	ToolCalls []ToolCall `json:"tool_calls,omitempty"`
 	// Summary marks the answer to a compaction's summary call.
 	Summary bool `json:"summary,omitempty"`
+	// Usage is reported as the step's usage (none when absent).
+	Usage *agent.Usage `json:"usage,omitempty"`
 }
 
 // ToolCall is one scripted tool call.
@@ -138,6 +142,9 @@ func (p *Provider) Complete(ctx context.Context, req agent.Request, st agent.Str
 		return agent.Response{}, fmt.Errorf("%w after %d turns", ErrExhausted, len(p.script.Turns))
 	}
 	resp := agent.Response{Text: t.Text}
+	if t.Usage != nil {
+		resp.Usage = *t.Usage
+	}
 	for _, c := range t.ToolCalls {
 		p.ids++
 		in := c.Input

@@ -111,9 +111,17 @@ func (t *translator) updates(e agent.Event) []sdk.SessionUpdate {
 		return one(sdk.UpdateAgentMessageText("\nagentls: " + e.Message + "\n"))
 	case agent.EventTodos:
 		return one(planUpdate(e))
+	case agent.EventUsage:
+		if e.Usage != nil && e.ParentID == "" {
+			// What the last step put in the context window: its prompt
+			// and its answer. A subagent's window is its own.
+			return one(sdk.SessionUpdate{UsageUpdate: &sdk.SessionUsageUpdate{
+				SessionUpdate: "usage_update", Used: e.Usage.Input + e.Usage.Output, Size: t.ss.as.ContextWindow(),
+			}})
+		}
 	}
-	// turn_start, turn_end, usage, error (the prompt's response carries
-	// them), hook runs.
+	// turn_start, turn_end, error (the prompt's response carries them),
+	// hook runs.
 	return nil
 }
 

@@ -137,3 +137,22 @@ func TestPlanFromTodos(t *testing.T) {
 		t.Errorf("a cleared list = %+v, want an empty plan", u.Plan)
 	}
 }
+
+// TestUsageUpdate: each model step's usage becomes a usage_update with
+// what the step put in the context window and the window's size; a
+// subagent's steps do not (its window is its own).
+func TestUsageUpdate(t *testing.T) {
+	ss, _ := bareSession(t)
+	ss.as.Session = agent.NewSession("s1", agent.Config{ContextWindow: 200_000})
+	got := ss.tr.updates(agent.Event{Type: agent.EventUsage, Usage: &agent.Usage{Input: 1200, Output: 300, CacheRead: 1000}})
+	if len(got) != 1 || got[0].UsageUpdate == nil {
+		t.Fatalf("updates %+v, want one usage_update", got)
+	}
+	b, _ := json.Marshal(got[0])
+	if string(b) != `{"sessionUpdate":"usage_update","size":200000,"used":1500}` {
+		t.Errorf("usage_update = %s", b)
+	}
+	if got := ss.tr.updates(agent.Event{Type: agent.EventUsage, ParentID: "call_1", Usage: &agent.Usage{Input: 5}}); len(got) != 0 {
+		t.Errorf("a subagent's usage became %+v", got)
+	}
+}
