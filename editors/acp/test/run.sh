@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Drives `agentls acp` with the official ACP client library
-# (@agentclientprotocol/sdk, stable v1 entrypoint) in node --test: it
-# installs the library (npm ci, from package-lock.json) when missing,
-# builds agentls, and runs every editors/acp/test/*.test.mjs.
+# (@agentclientprotocol/sdk, stable v1 entrypoint) and with acpx (a
+# headless ACP client, pinned) in node --test: it installs both (npm ci,
+# from package-lock.json) when missing, builds agentls, and runs every
+# editors/acp/test/*.test.mjs.
 #
 #   editors/acp/test/run.sh [node --test args]
 #
