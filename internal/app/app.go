@@ -226,3 +226,7 @@ func (e *Env) closeStep(what string, fn func()) {
 		e.app.log.Warn("slow to close", "step", what, "took", d.Round(time.Millisecond))
 	}
 }
+
+// Getenv reads agentls's environment as every part of the app does (a
+// test's own function, else os.Getenv).
+func (a *App) Getenv(name string) string { return a.opts.Getenv(name) }

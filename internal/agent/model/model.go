@@ -62,6 +62,23 @@ func known(name string) (builtin, bool) {
 	return builtin{}, false
 }
 
+// KeyedProvider is a provider agentls knows by name whose key comes from
+// an environment variable.
+type KeyedProvider struct {
+	Name, Title, KeyEnv string
+}
+
+// KeyedProviders are the known providers that need an API key, in the
+// order a person meets them (ACP offers each as an authentication method).
+func KeyedProviders() []KeyedProvider {
+	var out []KeyedProvider
+	for _, p := range []struct{ name, title string }{{"openai", "OpenAI"}, {"anthropic", "Anthropic"}, {"openrouter", "OpenRouter"}} {
+		b, _ := known(p.name)
+		out = append(out, KeyedProvider{Name: p.name, Title: p.title, KeyEnv: b.keyEnv})
+	}
+	return out
+}
+
 // Options are what New needs besides the spec.
 type Options struct {
 	// Providers are the user's overrides from the config file.

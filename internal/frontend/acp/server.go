@@ -230,15 +230,8 @@ func (s *Server) Initialize(_ context.Context, p sdk.InitializeRequest) (sdk.Ini
 			},
 		},
 		AgentInfo:   &sdk.Implementation{Name: s.o.Name, Title: &title, Version: s.o.Version},
-		AuthMethods: []sdk.AuthMethod{},
+		AuthMethods: authMethods(),
 	}, nil
-}
-
-// Authenticate implements ACP's authenticate. agentls offers no
-// authentication methods: models are configured outside the protocol.
-func (s *Server) Authenticate(_ context.Context, p sdk.AuthenticateRequest) (sdk.AuthenticateResponse, error) {
-	return sdk.AuthenticateResponse{}, reqErr(codeInvalidParams,
-		"authenticate: agentls offers no authentication methods (initialize's authMethods is empty); %q is not one. Set the model's API key in the environment agentls starts in", p.MethodId)
 }
 
 // SetSessionConfigOption implements ACP's session/set_config_option.
