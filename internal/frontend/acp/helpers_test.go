@@ -136,7 +136,22 @@ type fakeEditor struct {
 	// readHook, when set, may change a read's answer (or fail it).
 	readHook func(path string, n int) (string, error)
 	onAsk    func(ctx context.Context, r sdk.RequestPermissionRequest) (sdk.RequestPermissionResponse, error)
+	// onElicit answers elicitation/create (a client that declares
+	// elicitation.form); nil answers method not found.
+	onElicit func(r sdk.UnstableCreateElicitationRequest) sdk.UnstableCreateElicitationResponse
+	elicits  []sdk.UnstableCreateElicitationRequest
 	changed  chan struct{}
+}
+
+func (e *fakeEditor) UnstableCreateElicitation(_ context.Context, r sdk.UnstableCreateElicitationRequest) (sdk.UnstableCreateElicitationResponse, error) {
+	e.mu.Lock()
+	e.elicits = append(e.elicits, r)
+	h := e.onElicit
+	e.mu.Unlock()
+	if h == nil {
+		return sdk.UnstableCreateElicitationResponse{}, sdk.NewMethodNotFound("elicitation/create")
+	}
+	return h(r), nil
 }
 
 func newFakeEditor() *fakeEditor {

@@ -56,7 +56,11 @@ func (s *Server) open(ctx context.Context, method, cwd string, extra []string, s
 	env, files := ws.env, ws.files
 	ss := &session{srv: s, ws: ws, env: env, files: files}
 	ss.tr = newTranslator(ss)
-	as, err := env.NewSession(ctx, app.SessionOptions{Asker: &asker{ss: ss}, Channel: Channel, MCPServers: mcp, Resume: resume})
+	so := app.SessionOptions{Asker: &asker{ss: ss}, Channel: Channel, MCPServers: mcp, Resume: resume}
+	if e := s.clientCaps().Elicitation; e != nil && e.Form != nil {
+		so.Questioner = questioner{ss: ss}
+	}
+	as, err := env.NewSession(ctx, so)
 	if err != nil {
 		s.releaseWorkspace(ws)
 		switch {
