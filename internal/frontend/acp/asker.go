@@ -65,7 +65,7 @@ func (a *asker) toolCall(q permission.Question) sdk.ToolCallUpdate {
 		// A host a running command connects to: the ask is about the fetch.
 		kind = sdk.ToolKindFetch
 	}
-	title := requestTitle(q.Request, kind, a.ss.rel)
+	title := requestTitle(q.Request, kind, a.ss.env.Workspace().Rel)
 	_, rest, _ := strings.Cut(q.Message, "\n")
 	status := sdk.ToolCallStatusPending
 	tc := sdk.ToolCallUpdate{ToolCallId: sdk.ToolCallId(id), Title: &title, Kind: &kind, Status: &status}

@@ -3,7 +3,6 @@ package acp
 import (
 	"encoding/json"
 	"path/filepath"
-	"strings"
 
 	sdk "github.com/coder/acp-go-sdk"
 
@@ -31,17 +30,6 @@ func (ss *session) resolve(p string) string {
 	}
 	if roots := ss.env.Workspace().Roots(); len(roots) > 0 {
 		return filepath.Join(roots[0], p)
-	}
-	return p
-}
-
-// rel is a path as the person reads it in a title: relative to the
-// workspace folder that holds it, else as it is.
-func (ss *session) rel(p string) string {
-	for _, root := range ss.env.Workspace().Roots() {
-		if r, err := filepath.Rel(root, p); err == nil && r != ".." && !strings.HasPrefix(r, ".."+string(filepath.Separator)) {
-			return filepath.ToSlash(r)
-		}
 	}
 	return p
 }
