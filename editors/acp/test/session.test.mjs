@@ -3,6 +3,7 @@
 // process — driven by the official ACP client library.
 
 import assert from 'node:assert/strict';
+import fs from 'node:fs';
 import path from 'node:path';
 import { test } from 'node:test';
 
@@ -198,4 +199,29 @@ test('the todos become plan updates, and each model step a usage_update with the
   const usage = ed.of(sessionId, 'usage_update');
   assert.deepEqual(usage.map((u) => u.used), [1280, 1420]);
   assert.ok(usage.every((u) => u.size > 0), `no context window size: ${JSON.stringify(usage)}`);
+});
+
+test('/revert undoes this session\'s own last turn, never another session\'s on the same workspace', async (t) => {
+  const world = makeWorld({});
+  // Each session plays the script from its start: one new file each.
+  const script = writeScript(world, 'script.json', [
+    { text: '', tool_calls: [{ name: 'write', input: { file_path: 'made.txt', content: 'made\n' } }] },
+    { text: 'Made it.' },
+  ]);
+  const ed = new Editor(world, { fs: {}, onPermission: () => ({ outcome: { outcome: 'selected', optionId: 'allow' } }) });
+  t.after(() => ed.stop());
+  await ed.start(script);
+  const other = (await ed.newSession()).sessionId;
+  assert.equal((await ed.prompt(other, 'make it')).stopReason, 'end_turn');
+  const made = path.join(world.workspace, 'made.txt');
+  assert.equal(fs.readFileSync(made, 'utf8'), 'made\n');
+
+  const mine = (await ed.newSession()).sessionId;
+  await ed.prompt(mine, '/revert');
+  assert.match(ed.message(mine), /nothing was reverted: no turn of this session has changes left to revert/);
+  assert.ok(fs.existsSync(made), '/revert in one session undid another session\'s turn');
+
+  await ed.prompt(other, '/revert');
+  assert.match(ed.message(other), /reverted turn \S+: 1 file\(s\) restored\n- made\.txt/);
+  assert.equal(fs.existsSync(made), false);
 });
