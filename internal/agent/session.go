@@ -30,6 +30,10 @@ type Config struct {
 	MaxSteps int
 	// System is the system prompt; empty means DefaultSystemPrompt.
 	System string
+	// Instructions, when set, returns the project's instructions
+	// (AGENTS.md …) to follow the system prompt; it is read at the start
+	// of every turn, so an edited file counts from the next turn.
+	Instructions func() string
 	// Channel says where asks go ("editor", "terminal", "headless"), for
 	// permission events.
 	Channel string
@@ -260,6 +264,7 @@ func (s *Session) run(ctx context.Context, t *Turn, prompt string, emit func(Eve
 	s.setHookSend(send)
 	defer s.setHookSend(nil)
 	send(Event{Type: EventTurnStart})
+	system := s.system()
 	if s.hookErr != nil {
 		return end(Result{Reason: ReasonError, Err: s.hookErr})
 	}
@@ -288,7 +293,7 @@ func (s *Session) run(ctx context.Context, t *Turn, prompt string, emit func(Eve
 			}
 			defs = s.toolDefs()
 		}
-		resp, err := s.call(ctx, t, Request{System: s.cfg.System, Tools: defs}, send)
+		resp, err := s.call(ctx, t, Request{System: system, Tools: defs}, send)
 		if err != nil {
 			if ctx.Err() != nil {
 				return end(Result{Reason: ReasonCancelled, Text: last})
@@ -393,7 +398,7 @@ func (s *Session) Compact(ctx context.Context, emit func(Event)) error {
 		e.SessionID = s.ID
 		emit(e)
 	}
-	_, err := s.ensureRoom(ctx, Request{System: s.cfg.System, Messages: s.snapshot(), Tools: s.toolDefs()}, true, send)
+	_, err := s.ensureRoom(ctx, Request{System: s.system(), Messages: s.snapshot(), Tools: s.toolDefs()}, true, send)
 	return err
 }
 
@@ -520,6 +525,18 @@ func title(call ToolCall) string {
 		}
 	}
 	return call.Name
+}
+
+// system is the system prompt with the project's instructions as they
+// are now.
+func (s *Session) system() string {
+	if s.cfg.Instructions == nil {
+		return s.cfg.System
+	}
+	if in := s.cfg.Instructions(); in != "" {
+		return s.cfg.System + "\n\n" + in
+	}
+	return s.cfg.System
 }
 
 // kindOf is the kind of the tool called name ("other" when there is none).

@@ -44,6 +44,7 @@ func (s *Session) runSubagent(ctx context.Context, t *Turn, callID, prompt, desc
 		GateSession:   s.gateSession(),
 		MaxSteps:      subagentMaxSteps,
 		System:        SubagentSystemPrompt,
+		Instructions:  s.cfg.Instructions,
 		Channel:       s.cfg.Channel,
 		Hooks:         toolHooks,
 		HookDir:       s.cfg.HookDir,

@@ -233,6 +233,7 @@ func (e *Env) NewSession(ctx context.Context, so SessionOptions) (*Session, erro
 
 		HookSandbox: e.Sandbox(),
 
+		Instructions:         e.instructions,
 		MaxStopContinuations: set.Config.MaxStopContinuations,
 		ContextWindow:        contextWindow(spec, set, prov),
 		Journal:              journal,
