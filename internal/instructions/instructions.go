@@ -21,9 +21,6 @@ import (
 // Codex's project_doc_max_bytes).
 const DefaultLimit = 32 << 10
 
-// Names are the file names read in each folder, the first found winning.
-var names = [...]string{"AGENTS.md", "CLAUDE.md"}
-
 // Options say where to look and how to read.
 type Options struct {
 	// Root is the workspace folder; Dir the folder the person is in
@@ -85,7 +82,8 @@ func Load(o Options) Set {
 		}
 	}
 	for _, dir := range folders(o.Root, o.Dir) {
-		for _, name := range names {
+		// The first found in a folder wins.
+		for _, name := range [...]string{"AGENTS.md", "CLAUDE.md"} {
 			p := filepath.Join(dir, name)
 			text, err := o.ReadWorkspace(p)
 			if errors.Is(err, fs.ErrNotExist) {
