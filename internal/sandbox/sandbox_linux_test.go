@@ -205,9 +205,38 @@ func TestSecretsStayHidden(t *testing.T) {
 func TestSignalsAndProcesses(t *testing.T) {
 	f := newFixture(t, false, nil)
 	pid := strconv.Itoa(os.Getpid())
-	for _, script := range []string{"kill -0 " + pid, "kill -STOP " + pid, "cat /proc/" + pid + "/maps", "readlink /proc/" + pid + "/cwd", "readlink /proc/" + pid + "/fd/0"} {
+	// CONT, not STOP: were the signal let through, the test must fail,
+	// not stop itself (as it once did: see TestMainThreadNeverConfined).
+	for _, script := range []string{"kill -0 " + pid, "kill -CONT " + pid, "cat /proc/" + pid + "/maps", "readlink /proc/" + pid + "/cwd", "readlink /proc/" + pid + "/fd/0"} {
 		if out, code := f.sh(t, script); code == 0 {
 			t.Errorf("%q succeeded:\n%s", script, out)
+		}
+	}
+}
+
+// TestMainThreadNeverConfined: agentls's main thread (the leader of its
+// thread group) never carries a sandbox's confinement, however the
+// scheduler places the confining goroutine. Once it did (the goroutine
+// ran on the main thread): the kernel checks a signal to a process
+// against its leader, and a confined `kill -STOP <agentls>` stopped the
+// test binary. Many sandboxes in a row give the scheduler many chances.
+func TestMainThreadNeverConfined(t *testing.T) {
+	status := fmt.Sprintf("/proc/self/task/%d/status", os.Getpid())
+	for i := 0; i < 40; i++ {
+		f := newFixture(t, false, nil)
+		b, err := os.ReadFile(status)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, line := range strings.Split(string(b), "\n") {
+			if (strings.HasPrefix(line, "NoNewPrivs:") || strings.HasPrefix(line, "Seccomp:")) && !strings.HasSuffix(line, "\t0") {
+				t.Fatalf("sandbox %d confined the main thread: %s", i, line)
+			}
+		}
+		if i == 0 {
+			if out, code := f.sh(t, "kill -0 "+strconv.Itoa(os.Getpid())); code == 0 {
+				t.Fatalf("a confined program may signal agentls:\n%s", out)
+			}
 		}
 	}
 }

@@ -49,10 +49,37 @@ func newPlatform(o Options) (*platform, error) {
 	return p, nil
 }
 
-// loop confines the thread, then starts programs until close.
+// loop confines a thread other than the main one, then starts programs
+// until close. The main thread leads agentls's thread group: the kernel
+// checks a process-wide signal against the leader, so a confined leader
+// would let every confined program signal (stop, kill) agentls itself,
+// and Go never ends the main thread. When the scheduler ran this
+// goroutine there, it holds that thread while a new goroutine — which
+// therefore runs on another thread — does the work.
 func (p *platform) loop(o Options, ready chan<- error) {
+	runtime.LockOSThread()
+	if unix.Gettid() == unix.Getpid() {
+		locked := make(chan struct{})
+		go func() {
+			runtime.LockOSThread() // never unlocked: the thread ends with this goroutine
+			close(locked)
+			p.serve(o, ready)
+		}()
+		<-locked
+		runtime.UnlockOSThread()
+		return
+	}
+	p.serve(o, ready) // the thread stays locked, and ends with this goroutine
+}
+
+// serve confines the calling locked thread, then starts programs until
+// close.
+func (p *platform) serve(o Options, ready chan<- error) {
 	defer close(p.done)
-	runtime.LockOSThread() // never unlocked: the thread ends with this goroutine
+	if unix.Gettid() == unix.Getpid() {
+		ready <- errors.New("sandbox: refusing to confine agentls's main thread")
+		return
+	}
 	if err := p.confine(o); err != nil {
 		if p.ln != nil {
 			p.ln.Close()
