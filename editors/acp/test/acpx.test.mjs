@@ -11,7 +11,7 @@ import path from 'node:path';
 import { test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 
-import { bin, makeWorld, stepTimeout, writeScript } from './harness.mjs';
+import { bin, makeWorld, stepTimeout, worldEnv, writeScript } from './harness.mjs';
 
 const acpx = path.join(path.dirname(fileURLToPath(import.meta.url)), 'node_modules', '.bin', 'acpx');
 
@@ -34,9 +34,7 @@ function startAcpx(world, script, agentFlags, args, ttl = '1') {
   const stderrFile = path.join(world.top, 'agentls-stderr.txt');
   const wrapper = path.join(world.top, 'agentls-acp.sh');
   fs.writeFileSync(wrapper, `#!/bin/sh\nexec "${bin}" acp --model "replay:${script}" ${agentFlags} 2>>"${stderrFile}"\n`, { mode: 0o755 });
-  const env = { ...process.env, HOME: world.home, XDG_CONFIG_HOME: path.join(world.home, 'config'),
-    XDG_DATA_HOME: path.join(world.home, 'data'), XDG_STATE_HOME: path.join(world.home, 'state') };
-  delete env.AGENTLS_MODEL;
+  const env = worldEnv(world);
   const child = spawn(acpx, ['--agent', wrapper, '--ttl', ttl, '--format', 'json', ...args], { cwd: world.workspace, env, stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
   let err = '';
@@ -171,7 +169,7 @@ test('acpx sessions: a second acpx run resumes the stored session in a new agent
   assert.ok(second.lines.some((l) => l.id === resumed[0].id && l.result && !l.method), `no reply to the resume: ${second.text}`);
   // The stored session holds both prompts.
   const show = spawn(bin, ['sessions', 'show', id], { cwd: world.workspace,
-    env: { ...process.env, HOME: world.home, XDG_CONFIG_HOME: path.join(world.home, 'config'), XDG_DATA_HOME: path.join(world.home, 'data'), XDG_STATE_HOME: path.join(world.home, 'state') } });
+    env: worldEnv(world) });
   let shown = '';
   show.stdout.on('data', (d) => { shown += d; });
   show.stderr.on('data', (d) => { shown += d; });

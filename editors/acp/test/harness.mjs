@@ -36,6 +36,17 @@ export function makeWorld(files = {}) {
   return { top, workspace, home: path.join(top, 'home') };
 }
 
+/**
+ * The environment agentls runs in for a world: its home and XDG folders,
+ * and no AGENTLS_MODEL (the replay script is the model).
+ */
+export function worldEnv(world) {
+  const env = { ...process.env, HOME: world.home, XDG_CONFIG_HOME: path.join(world.home, 'config'),
+    XDG_DATA_HOME: path.join(world.home, 'data'), XDG_STATE_HOME: path.join(world.home, 'state') };
+  delete env.AGENTLS_MODEL;
+  return env;
+}
+
 /** Writes a replay script and returns its path. */
 export function writeScript(world, name, turns) {
   const p = path.join(world.top, name);
@@ -66,9 +77,7 @@ export class Editor {
 
   /** Starts agentls acp and initializes the connection. */
   async start(script, extraArgs = []) {
-    const env = { ...process.env, HOME: this.world.home, XDG_CONFIG_HOME: path.join(this.world.home, 'config'),
-      XDG_DATA_HOME: path.join(this.world.home, 'data'), XDG_STATE_HOME: path.join(this.world.home, 'state') };
-    delete env.AGENTLS_MODEL;
+    const env = worldEnv(this.world);
     this.child = spawn(bin, ['acp', '--model', 'replay:' + script, ...extraArgs], { cwd: this.world.workspace, env, stdio: ['pipe', 'pipe', 'pipe'] });
     this.exited = new Promise((resolve) => this.child.on('exit', (code) => resolve(code)));
     this.child.stderr.on('data', (d) => { this.stderr += d; });
