@@ -99,13 +99,7 @@ func (h *History) revert(ctx context.Context, sessionID, turnID string, force bo
 	}
 	if turnID == "" {
 		for _, r := range roots {
-			var id string
-			var err error
-			if sessionID == "" {
-				id, err = h.st.LastTurn(ctx, r)
-			} else {
-				id, err = h.st.LastSessionTurn(ctx, r, sessionID)
-			}
+			id, err := h.st.LastSessionTurn(ctx, r, sessionID)
 			if errors.Is(err, store.ErrNoTurn) {
 				continue
 			}

@@ -431,8 +431,11 @@ func (s *Store) LastTurn(ctx context.Context, workspace string) (string, error) 
 // LastSessionTurn is LastTurn among the turns of one session (and its
 // subagents, whose ids extend it: "<session>-<call>"): an ACP client's
 // /revert undoes its own session's turn, not another's in the same
-// workspace.
+// workspace. An empty sessionID is LastTurn.
 func (s *Store) LastSessionTurn(ctx context.Context, workspace, sessionID string) (string, error) {
+	if sessionID == "" {
+		return s.LastTurn(ctx, workspace)
+	}
 	var turn string
 	err := s.db.QueryRowContext(ctx, `SELECT turn_id FROM changes
 		WHERE workspace = ? AND reverted = 0 AND (session_id = ? OR substr(session_id, 1, ?) = ?)
