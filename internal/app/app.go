@@ -122,7 +122,7 @@ type Env struct {
 	history *agent.History
 	trusted []string // folders trusted during this environment's life
 	// editorTrust: the editor trusts the workspace folders (SetEditorTrust).
-	editorTrust bool
+	editorTrust EditorTrust
 	editor      config.Config
 	mcp         *mcp.Manager // made at the first session that names a server (mcp.go)
 	// sandboxes confine every program the environment starts (sandbox.go).

@@ -33,6 +33,11 @@ func (e *Env) Settings(editor config.Config) (Settings, error) {
 // history store when it opens, audit failures to the log.
 func (e *Env) Gate(ctx context.Context, pol permission.Policy, asker permission.Asker, channel string) (*permission.Gate, error) {
 	opts := permission.Options{Policy: pol, Asker: asker, Channel: channel, Roots: e.ws.Roots, IsKnown: e.mcpKnown}
+	e.mu.Lock()
+	if e.editorTrust == EditorRestricted {
+		opts.NoAlways = restrictedNoAlways
+	}
+	e.mu.Unlock()
 	if st, err := e.Store(ctx); err == nil {
 		opts.Grants = storeGrants{St: st}
 		opts.OnDecision = auditDecision(st, e.ws.Roots, func(err error) { e.app.log.Warn("audit log", "error", err) })

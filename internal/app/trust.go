@@ -32,13 +32,32 @@ func (e *Env) TrustEntries() []string {
 // Trusted reports whether folder is trusted, by the one trust rule.
 func (e *Env) Trusted(folder string) bool { return trust.Trusted(folder, e.TrustEntries()) }
 
-// SetEditorTrust records whether the editor's own trust (VS Code's
-// Workspace Trust) covers the workspace folders: their language servers
-// then run in their full form without agentls asking. It loosens nothing
-// else: .agentls.json still needs agentls's trust.
-func (e *Env) SetEditorTrust(trusted bool) {
+// EditorTrust is the editor's own trust of the workspace folders (VS
+// Code's Workspace Trust), for editors that have one.
+type EditorTrust int
+
+// The editor's trust: unknown (the editor has none, or did not say),
+// trusted, or Restricted Mode.
+const (
+	EditorTrustUnknown EditorTrust = iota
+	EditorTrusted
+	EditorRestricted
+)
+
+// restrictedNoAlways is why "Always allow" is not offered while the editor
+// keeps the folder in Restricted Mode.
+const restrictedNoAlways = "the editor keeps this folder in Restricted Mode; trust the folder in the editor to keep grants"
+
+// SetEditorTrust records the editor's own trust of the workspace folders.
+// Trusted lets their language servers run in their full form without
+// agentls asking; it loosens nothing else (.agentls.json still needs
+// agentls's trust). Restricted (VS Code's Restricted Mode) means the person
+// has not trusted the folder: sessions made after this offer no "Always
+// allow", which would remember a grant for a folder the person keeps at
+// arm's length.
+func (e *Env) SetEditorTrust(t EditorTrust) {
 	e.mu.Lock()
-	e.editorTrust = trusted
+	e.editorTrust = t
 	e.mu.Unlock()
 }
 
@@ -51,7 +70,7 @@ func (e *Env) langServerTrusted(folder string) bool {
 	e.mu.Lock()
 	editor := e.editorTrust
 	e.mu.Unlock()
-	if !editor {
+	if editor != EditorTrusted {
 		return false
 	}
 	// The trust rule's own comparison (cleaned, links resolved): a link in

@@ -30,7 +30,7 @@ func TestEditorTrustCoversTheWorkspaceOnly(t *testing.T) {
 			t.Errorf("%s trusted before the editor said so", f)
 		}
 	}
-	e.SetEditorTrust(true)
+	e.SetEditorTrust(EditorTrusted)
 	for f, want := range map[string]bool{root: true, sub: true, link: false, outside: false} {
 		if got := e.langServerTrusted(f); got != want {
 			t.Errorf("with the editor's trust, %s trusted = %v, want %v", f, got, want)

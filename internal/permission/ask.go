@@ -1,6 +1,7 @@
 package permission
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"strconv"
@@ -73,8 +74,8 @@ func (g *Gate) question(r *Request, v verdict) Question {
 	if !session && r.NoGrant != "" && !v.noGrant {
 		q.Message += "\n(not offered: Allow for session — " + r.NoGrant + ")"
 	}
-	if session && !always && r.NoAlways != "" {
-		q.Message += "\n(not offered: Always allow — " + r.NoAlways + ")"
+	if why := cmp.Or(r.NoAlways, g.noAlways); session && !always && why != "" {
+		q.Message += "\n(not offered: Always allow — " + why + ")"
 	}
 	q.Choices = append(q.Choices, Choice{Answer: AnswerDeny, Title: "Deny"})
 	return q

@@ -25,6 +25,9 @@ type Options struct {
 	// Grants stores "Always allow" per workspace; nil means the choice is
 	// never offered.
 	Grants GrantStore
+	// NoAlways, when set, says why "Always allow" is never offered in this
+	// gate (the editor's Restricted Mode); grants made before still apply.
+	NoAlways string
 	// Adversary is the LLM reviewer, run when Policy.Adversary is on. With
 	// the policy on and no reviewer, every call asks (fail closed).
 	Adversary Inspector
@@ -54,6 +57,7 @@ type Gate struct {
 	onEvent        func(Event)
 	onDecision     func(Request, Decision) // legacy callback
 	grants         GrantStore
+	noAlways       string
 	adversary      Inspector
 	inspectTimeout time.Duration
 	roots          func() []string
@@ -99,7 +103,7 @@ func New(o Options) (*Gate, error) {
 
 func newGate(pol *compiled, o Options) *Gate {
 	g := &Gate{
-		pol: pol, asker: o.Asker, channel: o.Channel, onEvent: o.OnDecision, grants: o.Grants,
+		pol: pol, asker: o.Asker, channel: o.Channel, onEvent: o.OnDecision, grants: o.Grants, noAlways: o.NoAlways,
 		adversary: o.Adversary, inspectTimeout: o.InspectTimeout, roots: o.Roots,
 		known: map[Capability]bool{}, isKnownFunc: o.IsKnown, seed: maphash.MakeSeed(),
 		askSlot: make(chan struct{}, 1), sessions: map[string]*sessionState{}, pending: map[string]*pendingAsk{},

@@ -303,6 +303,6 @@ func (g *Gate) offered(r *Request, v verdict, roots []string) (s grantScope, ses
 	if !ok || v.noGrant {
 		return s, false, false
 	}
-	always = len(v.warnings) == 0 && g.grants != nil && s.workspace != "" && !strings.HasPrefix(v.d.Source, SourceInspector) && r.NoAlways == ""
+	always = len(v.warnings) == 0 && g.grants != nil && s.workspace != "" && !strings.HasPrefix(v.d.Source, SourceInspector) && r.NoAlways == "" && g.noAlways == ""
 	return s, true, always
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 
+	"github.com/agentls/agentls/internal/app"
 	"github.com/agentls/agentls/internal/config"
 	"github.com/agentls/agentls/internal/langserver/overlay"
 )
@@ -75,7 +76,12 @@ func (s *Server) initialize(_ context.Context, params json.RawMessage) (any, err
 	s.state, s.caps, s.editor, s.clientName = stateInitialized, caps, editor, clientName
 	s.env.SetEditor(editor)
 	s.mu.Unlock()
-	s.env.SetEditorTrust(caps.Experimental.Agentls.WorkspaceTrust == editorTrusted)
+	switch caps.Experimental.Agentls.WorkspaceTrust {
+	case editorTrusted:
+		s.env.SetEditorTrust(app.EditorTrusted)
+	case editorRestricted:
+		s.env.SetEditorTrust(app.EditorRestricted)
+	}
 	s.log.Info("initialized", "client", client, "roots", roots)
 	return map[string]any{
 		"capabilities": map[string]any{

@@ -355,3 +355,47 @@ func TestEditorWorkspaceTrust(t *testing.T) {
 		})
 	}
 }
+
+// In the editor's Restricted Mode, an ask offers no "Always allow" (a
+// grant remembered for a folder the person has not trusted) and says why;
+// elsewhere the same ask offers it.
+func TestRestrictedModeOffersNoAlwaysAllow(t *testing.T) {
+	for _, trust := range []string{"", "trusted", "restricted"} {
+		t.Run("trust="+trust, func(t *testing.T) {
+			ctx := ctxT(t)
+			prov := script(t, `{"turns":[
+				{"tool_calls":[{"name":"bash","input":{"command":"go test ./..."}}]},
+				{"text":"never"}]}`)
+			ed, _ := setup(t, map[string]string{"go.mod": "module example.com/m\n\ngo 1.21\n"}, prov, func(o *fake.Options) {
+				o.Server.StateDir, o.Server.DataDir = t.TempDir(), t.TempDir()
+				o.Server.ConfigPath = filepath.Join(t.TempDir(), "config.json")
+				if trust != "" {
+					caps := map[string]any{}
+					for k, v := range fake.DefaultCapabilities {
+						caps[k] = v
+					}
+					caps["experimental"] = map[string]any{"agentls": map[string]any{"workspaceTrust": trust}}
+					o.Capabilities = caps
+				}
+				o.Answer = func(string, []string) string { return "Deny" }
+			})
+			res, err := ed.Ask(ctx, lsp.AskArgs{Prompt: "test it"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := ed.WaitTurnEnd(ctx, res.TurnID); err != nil {
+				t.Fatal(err)
+			}
+			asks := ed.Asks()
+			if len(asks) != 1 {
+				t.Fatalf("asks = %+v, want one (go test)", asks)
+			}
+			actions := strings.Join(asks[0].Actions, "|")
+			offered := strings.Contains(actions, "Always allow")
+			explained := strings.Contains(asks[0].Message, "not offered: Always allow — the editor keeps this folder in Restricted Mode")
+			if want := trust != "restricted"; offered != want || explained == want {
+				t.Errorf("actions %s, message %q: want Always allow offered = %v, and explained otherwise", actions, asks[0].Message, want)
+			}
+		})
+	}
+}
