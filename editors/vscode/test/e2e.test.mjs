@@ -845,6 +845,10 @@ test('An answer\'s code block has Copy and Insert; a model error keeps the promp
         const block = ed.entries('assistant', 'Hello from the local server.').locator('.codeblock');
         await block.waitFor();
         assert.equal(await block.locator('.codeblock-lang').innerText(), 'go');
+        // Highlighted in the theme's colours: the string is a token of its own.
+        const str = block.locator('pre .hljs-string');
+        assert.equal(await str.innerText(), '"inserted by agentls"');
+        assert.notEqual(await str.evaluate((n) => getComputedStyle(n).color), await block.locator('pre').evaluate((n) => getComputedStyle(n).color), 'the string has a colour of its own');
         await ed.openFile('greeting.txt', 'Hello, world!');
         await block.getByRole('button', { name: 'Insert' }).click();
         await ed.page.locator('.part.editor .view-lines', { hasText: 'fmt.Println("inserted by agentls")' }).first().waitFor();

@@ -1,13 +1,16 @@
 // Draws one chat entry as DOM: the answer as markdown (markdown-it, raw
-// HTML off, so the model's text cannot inject markup), tool calls as
+// HTML off, so the model's text cannot inject markup; fenced code
+// highlighted by highlight.js, which escapes what it is given), tool calls as
 // collapsible blocks with their whole output, questions with their
 // choices as full-width-wrapping buttons.
 
 import MarkdownIt from 'markdown-it';
 
+import { highlight } from './highlight';
+
 import type { AskEntry, Entry, NoticeEntry, TodosEntry, ToolEntry, TurnEntry } from '../src/chat/entries';
 
-const md = new MarkdownIt({ html: false, linkify: true, breaks: false });
+const md = new MarkdownIt({ html: false, linkify: true, breaks: false, highlight });
 
 /** What rendered entries can ask for. */
 export interface RenderActions {
