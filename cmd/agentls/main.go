@@ -94,6 +94,8 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		return cmdTrust(args[1:], stdout, stderr)
 	case "sandbox":
 		return cmdSandbox(args[1:], stdout, stderr)
+	case "exec":
+		return cmdExec(ctx, args[1:], stdout, stderr)
 	case "untrust":
 		return cmdUntrust(args[1:], stdout, stderr)
 	case "version", "--version", "-version":

@@ -13,6 +13,7 @@ package app
 
 import (
 	"context"
+	"fmt"
 	"io"
 	"log/slog"
 	"os"
@@ -36,6 +37,9 @@ type Options struct {
 	// Log receives warnings and debug messages of every front-end; nil
 	// discards them.
 	Log *slog.Logger
+	// Executable is the agentls program an editor's terminal runs for a
+	// command (`agentls exec`); "" means this program (os.Executable).
+	Executable string
 	// Config is the user's config file, already loaded; ConfigPath is where
 	// it lives (messages name it, trust is re-read from it and written to
 	// it, and a changed file is read again: App.UserConfig).
@@ -104,6 +108,9 @@ type Frontend struct {
 	// AskTrust is told when a language server's full form would run code
 	// from an untrusted folder; nil logs it.
 	AskTrust func(client.TrustRequest)
+	// Terminals runs the bash tool's foreground commands in the person's
+	// terminal (an ACP client's); nil runs them in agentls.
+	Terminals tools.Terminals
 }
 
 // Env is one workspace as a front-end works on it: its folders, its
@@ -230,3 +237,15 @@ func (e *Env) closeStep(what string, fn func()) {
 // Getenv reads agentls's environment as every part of the app does (a
 // test's own function, else os.Getenv).
 func (a *App) Getenv(name string) string { return a.opts.Getenv(name) }
+
+// executable is the agentls program for `agentls exec`.
+func (a *App) executable() (string, error) {
+	if a.opts.Executable != "" {
+		return a.opts.Executable, nil
+	}
+	exe, err := os.Executable()
+	if err != nil {
+		return "", fmt.Errorf("find the agentls program: %w", err)
+	}
+	return exe, nil
+}

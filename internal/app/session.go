@@ -118,6 +118,13 @@ func (e *Env) shellEnv() *tools.ShellEnv {
 	if e.shell == nil {
 		e.shell = tools.NewShellEnv(e.ws, filepath.Join(e.StateDir(), "outputs"))
 		e.shell.Confine(e.Sandbox, e.sandboxes.proxy, e.Trusted)
+		if e.fe.Terminals != nil {
+			if exe, err := e.app.executable(); err != nil {
+				e.app.log.Warn("commands run in agentls, not in the editor's terminal", "error", err)
+			} else {
+				e.shell.UseTerminals(e.fe.Terminals, exe)
+			}
+		}
 	}
 	return e.shell
 }

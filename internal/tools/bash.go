@@ -212,6 +212,11 @@ func (t *BashTool) Run(ctx context.Context, call Call) (Result, error) {
 		}
 		return Result{Content: fmt.Sprintf("Started background job %s. Poll it with job_output {\"shell_id\": %q}; stop it with job_kill.", id, id)}, nil
 	}
+	if t.env.terminals != nil {
+		if r, ok := t.runInTerminal(ctx, call, in.Command, opts, conf); ok {
+			return r, nil
+		}
+	}
 	after := bashDefaultBackground
 	if in.AutoBackgroundAfter > 0 {
 		after = time.Duration(in.AutoBackgroundAfter) * time.Second

@@ -24,6 +24,8 @@ import (
 // the network decisions made for it through the proxy.
 type confinement struct {
 	sb *sandbox.Sandbox
+	// token is the command's proxy token ("" without a network).
+	token string
 
 	mu      sync.Mutex
 	allowed map[string]bool // hosts the gate let through for this command
@@ -67,6 +69,7 @@ func (t *BashTool) confine(ctx context.Context, call Call, command string, v she
 		token, release = p.Register(ctx, c.checker(call, command))
 		opts.Done = release
 	}
+	c.token = token
 	opts.Env = c.sb.Env(token)
 	opts.Git = gitRunner(t.env.Sandbox())
 	return c, nil

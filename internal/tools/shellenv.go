@@ -23,6 +23,10 @@ type ShellEnv struct {
 	sandbox func() *sandbox.Sandbox
 	proxy   *sandbox.Proxy
 	trusted func(folder string) bool
+	// terminals, when set, runs foreground commands in the person's
+	// terminal as exe (agentls) exec.
+	terminals Terminals
+	exe       string
 }
 
 // NewShellEnv returns the shell state for a session over ws; full outputs
@@ -38,6 +42,13 @@ func NewShellEnv(ws *Workspace, outputDir string) *ShellEnv {
 // trusted. Call it before the environment is shared.
 func (e *ShellEnv) Confine(sb func() *sandbox.Sandbox, proxy *sandbox.Proxy, trusted func(folder string) bool) {
 	e.sandbox, e.proxy, e.trusted = sb, proxy, trusted
+}
+
+// UseTerminals runs later foreground commands in the person's terminal
+// (t; ErrNoTerminal for a session without one) as `exe exec`, exe being
+// the agentls program. Call it before the environment is shared.
+func (e *ShellEnv) UseTerminals(t Terminals, exe string) {
+	e.terminals, e.exe = t, exe
 }
 
 // Sandbox is the sandbox commands run in now (nil: unconfined).

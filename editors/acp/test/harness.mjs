@@ -3,7 +3,10 @@
 // (@agentclientprotocol/sdk, stable v1 entrypoint), keeps "unsaved
 // buffers" that fs/read_text_file answers from, records every
 // fs/write_text_file and session/update, and answers permission requests
-// with a function the test gives.
+// with a function the test gives. With `terminal: true` it runs
+// terminal/* for real, as an editor's terminal does: each terminal is a
+// process of the requested command, its output kept to the requested
+// limit, killed with SIGKILL.
 //
 // Environment (set by run.sh):
 //   AGENTLS_ACP_BIN   the agentls binary to test
@@ -61,6 +64,7 @@ export class Editor {
    * @param {Record<string,string>} [opts.buffers]  absolute path → unsaved text
    * @param {{readTextFile?: boolean, writeTextFile?: boolean}} [opts.fs]
    * @param {(req: object) => Promise<object>|object} [opts.onPermission]  returns the outcome
+   * @param {boolean} [opts.terminal]  offer terminals (terminal/*)
    */
   constructor(world, opts = {}) {
     this.world = world;
@@ -71,6 +75,9 @@ export class Editor {
     this.reads = [];
     this.writes = [];
     this.permissions = [];
+    this.terminalCap = opts.terminal ?? false;
+    /** terminal id → { params, child, output, exit, released } */
+    this.terminals = new Map();
     this.stderr = '';
     this.waiters = [];
   }
@@ -89,6 +96,23 @@ export class Editor {
         this.notify();
         return await this.onPermission(params);
       })
+      .onRequest(acp.methods.client.terminal.create, ({ params }) => this.createTerminal(params))
+      .onRequest(acp.methods.client.terminal.output, ({ params }) => this.terminalOutput(params))
+      .onRequest(acp.methods.client.terminal.waitForExit, ({ params }) => this.terminal(params).exited)
+      .onRequest(acp.methods.client.terminal.kill, async ({ params }) => {
+        const t = this.terminal(params);
+        t.child.kill('SIGKILL');
+        await t.exited;
+        return {};
+      })
+      .onRequest(acp.methods.client.terminal.release, async ({ params }) => {
+        const t = this.terminal(params);
+        t.child.kill('SIGKILL');
+        await t.exited;
+        t.released = true;
+        this.notify();
+        return {};
+      })
       .onNotification(acp.methods.client.session.update, ({ params }) => {
         this.updates.push(params);
         this.notify();
@@ -98,10 +122,48 @@ export class Editor {
     this.agent = this.conn.agent;
     this.init = await this.agent.request(acp.methods.agent.initialize, {
       protocolVersion: acp.PROTOCOL_VERSION,
-      clientCapabilities: { fs: this.fsCaps, terminal: false },
+      clientCapabilities: { fs: this.fsCaps, terminal: this.terminalCap },
       clientInfo: { name: 'agentls-acp-test', version: '1.0.0' },
     });
     return this.init;
+  }
+
+  createTerminal(params) {
+    if (!this.terminalCap) {
+      throw acp.RequestError.methodNotFound('terminal/create');
+    }
+    const env = { ...process.env };
+    for (const { name, value } of params.env ?? []) env[name] = value;
+    const child = spawn(params.command, params.args ?? [], { cwd: params.cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    const id = `term-${this.terminals.size + 1}`;
+    const t = { params, child, output: '', limit: params.outputByteLimit ?? Infinity, exit: null, released: false };
+    const keep = (d) => { t.output += d; };
+    child.stdout.on('data', keep);
+    child.stderr.on('data', keep);
+    t.exited = new Promise((resolve) => child.on('close', (code, signal) => {
+      t.exit = { exitCode: code, signal };
+      this.notify();
+      resolve(t.exit);
+    }));
+    this.terminals.set(id, t);
+    this.notify();
+    return { terminalId: id };
+  }
+
+  terminal(params) {
+    const t = this.terminals.get(params.terminalId);
+    if (!t || t.released) {
+      throw acp.RequestError.invalidParams(undefined, 'no terminal ' + params.terminalId);
+    }
+    return t;
+  }
+
+  terminalOutput(params) {
+    const t = this.terminal(params);
+    const bytes = Buffer.from(t.output);
+    const truncated = bytes.length > t.limit;
+    const output = truncated ? bytes.subarray(bytes.length - t.limit).toString() : t.output;
+    return { output, truncated, ...(t.exit ? { exitStatus: t.exit } : {}) };
   }
 
   read(params) {

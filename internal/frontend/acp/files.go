@@ -78,6 +78,13 @@ func (f *clientFiles) removeSession(id string) int {
 	return len(f.sessions)
 }
 
+// has reports whether session is one of the sessions on these folders.
+func (f *clientFiles) has(session string) bool {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return slices.Contains(f.sessions, session)
+}
+
 // sessionFor is the session a client call names: ctx's, when it is one
 // of these, else the one that last started a prompt.
 func (f *clientFiles) sessionFor(ctx context.Context) string {

@@ -140,7 +140,10 @@ type fakeEditor struct {
 	// elicitation.form); nil answers method not found.
 	onElicit func(r sdk.UnstableCreateElicitationRequest) sdk.UnstableCreateElicitationResponse
 	elicits  []sdk.UnstableCreateElicitationRequest
-	changed  chan struct{}
+	// terms, when set, runs terminal/* for real (a client that declares
+	// the terminal capability); nil answers method not found.
+	terms   *fakeTerminals
+	changed chan struct{}
 }
 
 func (e *fakeEditor) UnstableCreateElicitation(_ context.Context, r sdk.UnstableCreateElicitationRequest) (sdk.UnstableCreateElicitationResponse, error) {
@@ -228,36 +231,60 @@ func (e *fakeEditor) SessionUpdate(_ context.Context, n sdk.SessionNotification)
 	return nil
 }
 
-func (e *fakeEditor) CreateTerminal(context.Context, sdk.CreateTerminalRequest) (sdk.CreateTerminalResponse, error) {
-	return sdk.CreateTerminalResponse{}, sdk.NewMethodNotFound("terminal/create")
+func (e *fakeEditor) CreateTerminal(ctx context.Context, r sdk.CreateTerminalRequest) (sdk.CreateTerminalResponse, error) {
+	if e.terms == nil {
+		return sdk.CreateTerminalResponse{}, sdk.NewMethodNotFound("terminal/create")
+	}
+	defer e.poke()
+	return e.terms.create(r)
 }
 
-func (e *fakeEditor) KillTerminal(context.Context, sdk.KillTerminalRequest) (sdk.KillTerminalResponse, error) {
-	return sdk.KillTerminalResponse{}, sdk.NewMethodNotFound("terminal/kill")
+func (e *fakeEditor) KillTerminal(_ context.Context, r sdk.KillTerminalRequest) (sdk.KillTerminalResponse, error) {
+	if e.terms == nil {
+		return sdk.KillTerminalResponse{}, sdk.NewMethodNotFound("terminal/kill")
+	}
+	defer e.poke()
+	return sdk.KillTerminalResponse{}, e.terms.kill(r.TerminalId)
 }
 
-func (e *fakeEditor) TerminalOutput(context.Context, sdk.TerminalOutputRequest) (sdk.TerminalOutputResponse, error) {
-	return sdk.TerminalOutputResponse{}, sdk.NewMethodNotFound("terminal/output")
+func (e *fakeEditor) TerminalOutput(_ context.Context, r sdk.TerminalOutputRequest) (sdk.TerminalOutputResponse, error) {
+	if e.terms == nil {
+		return sdk.TerminalOutputResponse{}, sdk.NewMethodNotFound("terminal/output")
+	}
+	return e.terms.output(r.TerminalId)
 }
 
-func (e *fakeEditor) ReleaseTerminal(context.Context, sdk.ReleaseTerminalRequest) (sdk.ReleaseTerminalResponse, error) {
-	return sdk.ReleaseTerminalResponse{}, sdk.NewMethodNotFound("terminal/release")
+func (e *fakeEditor) ReleaseTerminal(_ context.Context, r sdk.ReleaseTerminalRequest) (sdk.ReleaseTerminalResponse, error) {
+	if e.terms == nil {
+		return sdk.ReleaseTerminalResponse{}, sdk.NewMethodNotFound("terminal/release")
+	}
+	defer e.poke()
+	return sdk.ReleaseTerminalResponse{}, e.terms.release(r.TerminalId)
 }
 
-func (e *fakeEditor) WaitForTerminalExit(context.Context, sdk.WaitForTerminalExitRequest) (sdk.WaitForTerminalExitResponse, error) {
-	return sdk.WaitForTerminalExitResponse{}, sdk.NewMethodNotFound("terminal/wait_for_exit")
+func (e *fakeEditor) WaitForTerminalExit(ctx context.Context, r sdk.WaitForTerminalExitRequest) (sdk.WaitForTerminalExitResponse, error) {
+	if e.terms == nil {
+		return sdk.WaitForTerminalExitResponse{}, sdk.NewMethodNotFound("terminal/wait_for_exit")
+	}
+	return e.terms.wait(ctx, r.TerminalId)
 }
 
 // connect serves a and connects the fake editor to it with the SDK's
 // client side, initialized with the given file-system capabilities.
 func connect(t *testing.T, a *app.App, ed *fakeEditor, fs sdk.FileSystemCapabilities) *sdk.ClientSideConnection {
 	t.Helper()
+	return connectCaps(t, a, ed, sdk.ClientCapabilities{Fs: fs})
+}
+
+// connectCaps is connect with the client's whole capabilities.
+func connectCaps(t *testing.T, a *app.App, ed *fakeEditor, caps sdk.ClientCapabilities) *sdk.ClientSideConnection {
+	t.Helper()
 	in, out := serve(t, a)
 	c := sdk.NewClientSideConnection(ed, in, out)
 	c.SetLogger(slog.New(slog.NewTextHandler(io.Discard, nil)))
 	ctx, cancel := context.WithTimeout(context.Background(), wait)
 	defer cancel()
-	if _, err := c.Initialize(ctx, sdk.InitializeRequest{ProtocolVersion: sdk.ProtocolVersionNumber, ClientCapabilities: sdk.ClientCapabilities{Fs: fs}}); err != nil {
+	if _, err := c.Initialize(ctx, sdk.InitializeRequest{ProtocolVersion: sdk.ProtocolVersionNumber, ClientCapabilities: caps}); err != nil {
 		t.Fatalf("initialize: %v", err)
 	}
 	return c

@@ -14,6 +14,7 @@ type sharedEnv struct {
 	key   string
 	env   *app.Env
 	files *clientFiles
+	terms *clientTerminals // nil unless the client offers terminals
 	refs  int
 }
 
@@ -33,12 +34,17 @@ func (s *Server) workspaceFor(roots []string) (*sharedEnv, error) {
 	if files.active() {
 		fe.Overlay, fe.Applier = files, files
 	}
+	var terms *clientTerminals
+	if s.caps.Terminal {
+		terms = newClientTerminals(s.conn, files.has, s.log)
+		fe.Terminals = terms
+	}
 	env, err := s.o.App.Open(fe)
 	if err != nil {
 		return nil, err
 	}
 	files.setInside(env.Workspace().Inside)
-	ws := &sharedEnv{key: key, env: env, files: files, refs: 1}
+	ws := &sharedEnv{key: key, env: env, files: files, terms: terms, refs: 1}
 	if s.workspaces == nil {
 		s.workspaces = map[string]*sharedEnv{}
 	}

@@ -148,6 +148,12 @@ func (t *translator) toolResult(e agent.Event) sdk.SessionUpdate {
 		status = sdk.ToolCallStatusFailed
 	}
 	u := &sdk.SessionToolCallUpdate{ToolCallId: callID(e.TurnID, e.ID), Status: &status}
+	if t.ss.ws != nil {
+		if id, ok := t.ss.ws.terms.take(u.ToolCallId); ok {
+			// The update's content replaces the call's: keep the terminal.
+			u.Content = append(u.Content, sdk.ToolTerminalRef(id))
+		}
+	}
 	if len(e.Hunks) > 0 {
 		u.Content, u.Locations = t.ss.hunkContent(e.Hunks)
 	}

@@ -109,6 +109,13 @@ func Run(ctx context.Context, command string, o Options) (Result, error) {
 	return res, err
 }
 
+// RunTo executes command as Run does, writing its output to stdout and
+// stderr as it comes instead of keeping it: for a command that runs where
+// a person watches it (an editor's terminal, through `agentls exec`).
+func RunTo(ctx context.Context, command string, o Options, stdout, stderr io.Writer) (exitCode int, interrupted bool, err error) {
+	return execute(ctx, command, o, stdout, stderr)
+}
+
 // session is the configuration shared by every interpreter of one run
 // (including scripts run in-process); it is not changed after creation.
 type session struct {
