@@ -468,7 +468,14 @@ func (s *Session) execute(ctx context.Context, t *Turn, call ToolCall, send func
 		}
 		out = tools.Errorf("%s failed: %v", call.Name, err)
 	}
-	return s.postToolHooks(ctx, t, call.Name, tc.Input, out)
+	out, reason = s.postToolHooks(ctx, t, call.Name, tc.Input, out)
+	if reason == "" && out.Stop {
+		// The tool met a person's no while it ran (a host a command
+		// reached, the editor refusing its terminal): the turn ends as
+		// after a denied call.
+		reason = ReasonDenied
+	}
+	return out, reason
 }
 
 // checkDuring is the gate's decision on something a running call found

@@ -1136,3 +1136,27 @@ func TestStartAfterHoldsTheTurn(t *testing.T) {
 		t.Errorf("turn = %+v", res)
 	}
 }
+
+// TestToolStopEndsTurn: a tool that met a person's no while it ran (a host
+// its command reached, the editor refusing its terminal) says Stop; the
+// turn ends there as after a denied call, and the model is not asked
+// again.
+func TestToolStopEndsTurn(t *testing.T) {
+	log := &runLog{}
+	reg, err := tools.NewRegistry(&testTool{name: "echo", readOnly: true, log: log, run: func(context.Context, string) (tools.Result, error) {
+		return tools.Result{Content: "the person said no", IsError: true, Stop: true}, nil
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	prov := &scripted{steps: []step{calls("Trying.", call("c1", "echo", `{"path":"a"}`)), text("never reached")}, inFlight: make(chan struct{}, 1)}
+	sess := agent.NewSession("s", agent.Config{Provider: prov, Tools: reg, Gate: permission.NewGate(permission.ModeSmart, nil, nil)})
+	rec := &recorder{}
+	res := providertest.RunTurn(t, sess, "go", rec.emit)
+	if res.Reason != agent.ReasonDenied || res.Text != "Trying." {
+		t.Errorf("result %+v, want the turn denied after the stopped call", res)
+	}
+	if n := len(prov.requests()); n != 1 {
+		t.Errorf("%d model requests, want 1: the model was asked again after a Stop", n)
+	}
+}

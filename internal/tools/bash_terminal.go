@@ -54,8 +54,13 @@ func (t *BashTool) runInTerminal(ctx context.Context, call Call, command string,
 		Program: t.env.exe, Args: []string{"exec", "--", command},
 		Env: []string{ExecSpecEnv + "=" + string(b)}, Dir: opts.Dir, OutputLimit: terminalOutputLimit,
 	})
-	if errors.Is(err, ErrNoTerminal) {
+	var refused *TerminalRefusedError
+	switch {
+	case errors.Is(err, ErrNoTerminal):
 		return Result{}, false
+	case errors.As(err, &refused):
+		done()
+		return Result{Content: "bash: " + refused.Error() + "; the command did not run, and the turn ends here: do not retry", IsError: true, Stop: true}, true
 	}
 	defer done()
 	output := res.Output

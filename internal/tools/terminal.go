@@ -30,6 +30,15 @@ type Terminals interface {
 // terminal.
 var ErrNoTerminal = errors.New("this session has no terminal")
 
+// TerminalRefusedError is a front-end's report that the person's editor
+// refused to run the command in its terminal (its own policy said no).
+// The command does not run, and the turn ends as after a denial.
+type TerminalRefusedError struct{ Reason string }
+
+func (e *TerminalRefusedError) Error() string {
+	return "the editor refused to run the command in its terminal: " + e.Reason
+}
+
 // TerminalCommand is one program for a terminal to run.
 type TerminalCommand struct {
 	// SessionID, TurnID and CallID name the bash call the terminal runs

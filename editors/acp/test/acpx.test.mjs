@@ -178,15 +178,16 @@ test('acpx sessions: a second acpx run resumes the stored session in a new agent
   assert.equal(second.stderr, '');
 });
 
-test('acpx cancel: a running command is stopped and the prompt ends cancelled', async () => {
+test('acpx cancel: a running command (in acpx\'s terminal) is stopped and the prompt ends cancelled', async () => {
   const world = makeWorld({});
   const script = writeScript(world, 'script.json', [
-    { text: 'Waiting.', tool_calls: [{ name: 'bash', input: { command: 'sleep 60' } }] },
+    { text: 'Waiting.', tool_calls: [{ name: 'bash', input: { command: 'sleep 61.5' } }] },
     { text: 'never reached' },
   ]);
   const created = await runAcpx(world, script, '--mode auto', ['sessions', 'new']);
   assert.equal(created.code, 0, created.text);
-  const running = startAcpx(world, script, '--mode auto', ['prompt', 'wait a minute']);
+  // --approve-all: acpx lets agentls open its terminal (by default it refuses: next test).
+  const running = startAcpx(world, script, '--mode auto', ['--approve-all', 'prompt', 'wait a minute']);
   const deadline = Date.now() + stepTimeout;
   while (!running.out().includes('"status":"in_progress"')) {
     assert.ok(Date.now() < deadline, `the command never started: ${running.out()}`);
@@ -198,6 +199,37 @@ test('acpx cancel: a running command is stopped and the prompt ends cancelled', 
   const r = await running.done;
   assert.ok(Date.now() - t0 < stepTimeout, 'the prompt ran on after the cancel');
   assert.ok(r.lines.some((l) => l.result?.stopReason === 'cancelled'), `no cancelled stop: ${r.text}`);
+  // acpx offers terminals: the command ran in one of them, shown in its call, and is gone.
+  assert.match(r.text, /"type":"terminal","terminalId"|"terminalId":"[^"]+","type":"terminal"/, 'the command did not run in acpx\'s terminal');
+  assert.equal(running61(), 0, 'sleep 61.5 still runs after the cancel');
   assert.equal(r.stderr, '');
   await agentGone(world);
 });
+
+test('acpx refuses its terminal (its default policy): the command does not run, and the turn ends', async () => {
+  const world = makeWorld({});
+  const script = writeScript(world, 'script.json', [
+    { text: '', tool_calls: [{ name: 'bash', input: { command: 'touch ran.txt' } }] },
+    { text: 'never reached' },
+  ]);
+  const r = await runAcpx(world, script, '--mode auto', ['exec', 'make ran.txt']);
+  assert.match(r.text, /"method":"terminal\/create"/, 'agentls did not ask for a terminal');
+  assert.match(r.text, /the editor refused to run the command in its terminal: [^"]*Permission denied for terminal\/create/);
+  assert.ok(!fs.existsSync(path.join(world.workspace, 'ran.txt')), 'the command ran although acpx refused its terminal');
+  assert.doesNotMatch(r.text, /never reached/);
+  assert.equal(r.stderr, '');
+  await agentGone(world);
+});
+
+/** How many `sleep 61.5` processes run. */
+function running61() {
+  let n = 0;
+  for (const pid of fs.readdirSync('/proc').filter((d) => /^\d+$/.test(d))) {
+    try {
+      if (fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8') === 'sleep\u000061.5\u0000') n++;
+    } catch {
+      // gone meanwhile
+    }
+  }
+  return n;
+}

@@ -2,6 +2,8 @@ package acp
 
 import (
 	"context"
+	"encoding/json"
+	"errors"
 	"fmt"
 	"log/slog"
 	"strings"
@@ -39,8 +41,10 @@ func newClientTerminals(conn *sdk.AgentSideConnection, known func(string) bool, 
 }
 
 // RunInTerminal implements tools.Terminals. A call of no session of the
-// client (a subagent's) and a terminal the client fails to create get
-// tools.ErrNoTerminal: the command then runs in agentls, as safely.
+// client (a subagent's) and a client without terminal/create after all
+// get tools.ErrNoTerminal: the command then runs in agentls, as safely.
+// Any other refusal of terminal/create (a client's own policy: acpx asks
+// its person) is the client saying no: the command does not run.
 func (c *clientTerminals) RunInTerminal(ctx context.Context, tc tools.TerminalCommand) (tools.TerminalResult, error) {
 	if tc.SessionID == "" || !c.known(tc.SessionID) {
 		return tools.TerminalResult{}, tools.ErrNoTerminal
@@ -55,9 +59,13 @@ func (c *clientTerminals) RunInTerminal(ctx context.Context, tc tools.TerminalCo
 	created, err := c.conn.CreateTerminal(ctx, sdk.CreateTerminalRequest{
 		SessionId: session, Command: tc.Program, Args: tc.Args, Cwd: &tc.Dir, Env: env, OutputByteLimit: &limit,
 	})
-	if err != nil {
-		c.log.Warn("acp: terminal/create failed; the command runs in agentls", "session", tc.SessionID, "error", err)
+	var re *sdk.RequestError
+	switch {
+	case errors.As(err, &re) && re.Code == codeMethodNotFound:
+		c.log.Warn("acp: the client has no terminal/create after all; the command runs in agentls", "session", tc.SessionID)
 		return tools.TerminalResult{}, fmt.Errorf("%w: terminal/create: %v", tools.ErrNoTerminal, err)
+	case err != nil:
+		return tools.TerminalResult{}, &tools.TerminalRefusedError{Reason: requestErrorText(err)}
 	}
 	id := created.TerminalId
 	cleanup, cancel := context.WithTimeout(context.WithoutCancel(ctx), terminalCleanup)
@@ -122,4 +130,21 @@ func (c *clientTerminals) take(call sdk.ToolCallId) (string, bool) {
 	id, ok := c.shown[call]
 	delete(c.shown, call)
 	return id, ok
+}
+
+// requestErrorText is what a client's error says, its details included
+// (acpx puts the reason there: "Permission denied for terminal/create").
+func requestErrorText(err error) string {
+	var re *sdk.RequestError
+	if !errors.As(err, &re) {
+		return err.Error()
+	}
+	msg := re.Message
+	var data struct {
+		Details string `json:"details"`
+	}
+	if b, jerr := json.Marshal(re.Data); jerr == nil && json.Unmarshal(b, &data) == nil && data.Details != "" {
+		msg += ": " + data.Details
+	}
+	return msg
 }

@@ -23,6 +23,8 @@ const (
 	codeInvalidRequest = -32600
 	codeInvalidParams  = -32602
 	codeInternal       = -32603
+	// codeMethodNotFound is a client's answer to a method it does not have.
+	codeMethodNotFound = -32601
 	// codeNotFound is ACP's "resource not found" (an unknown session).
 	codeNotFound = -32002
 )
