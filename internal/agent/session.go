@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -34,6 +35,12 @@ type Config struct {
 	// (AGENTS.md …) to follow the system prompt; it is read at the start
 	// of every turn, so an edited file counts from the next turn.
 	Instructions func() string
+	// Environment, when set, describes where the session works (the
+	// system, the workspace, the tools that work there, the permission
+	// mode, the sandbox), placed between the system prompt and the
+	// instructions. It is read at every turn after the tools are
+	// refreshed, so it can tell what the tool sources offer now.
+	Environment func(ctx context.Context) string
 	// Channel says where asks go ("editor", "terminal", "headless"), for
 	// permission events.
 	Channel string
@@ -264,7 +271,6 @@ func (s *Session) run(ctx context.Context, t *Turn, prompt string, emit func(Eve
 	s.setHookSend(send)
 	defer s.setHookSend(nil)
 	send(Event{Type: EventTurnStart})
-	system := s.system()
 	if s.hookErr != nil {
 		return end(Result{Reason: ReasonError, Err: s.hookErr})
 	}
@@ -275,6 +281,7 @@ func (s *Session) run(ctx context.Context, t *Turn, prompt string, emit func(Eve
 	s.appendHistory(Message{Role: RoleUser, Content: prompt})
 	last := ""
 	stops := s.newStopLimit()
+	system := ""
 	for step := 0; ; step++ {
 		if step >= s.cfg.MaxSteps {
 			return end(Result{Reason: ReasonMaxSteps, Text: last, Err: fmt.Errorf(
@@ -292,6 +299,9 @@ func (s *Session) run(ctx context.Context, t *Turn, prompt string, emit func(Eve
 				send(Event{Type: EventWarning, Message: n})
 			}
 			defs = s.toolDefs()
+		}
+		if step == 0 {
+			system = s.system(ctx) // after the refresh: the environment names what is offered
 		}
 		resp, err := s.call(ctx, t, Request{System: system, Tools: defs}, send)
 		if err != nil {
@@ -398,7 +408,7 @@ func (s *Session) Compact(ctx context.Context, emit func(Event)) error {
 		e.SessionID = s.ID
 		emit(e)
 	}
-	_, err := s.ensureRoom(ctx, Request{System: s.system(), Messages: s.snapshot(), Tools: s.toolDefs()}, true, send)
+	_, err := s.ensureRoom(ctx, Request{System: s.system(ctx), Messages: s.snapshot(), Tools: s.toolDefs()}, true, send)
 	return err
 }
 
@@ -534,16 +544,17 @@ func title(call ToolCall) string {
 	return call.Name
 }
 
-// system is the system prompt with the project's instructions as they
-// are now.
-func (s *Session) system() string {
-	if s.cfg.Instructions == nil {
-		return s.cfg.System
+// system is the system prompt with the environment and the project's
+// instructions as they are now.
+func (s *Session) system(ctx context.Context) string {
+	parts := []string{s.cfg.System}
+	if s.cfg.Environment != nil {
+		parts = append(parts, s.cfg.Environment(ctx))
 	}
-	if in := s.cfg.Instructions(); in != "" {
-		return s.cfg.System + "\n\n" + in
+	if s.cfg.Instructions != nil {
+		parts = append(parts, s.cfg.Instructions())
 	}
-	return s.cfg.System
+	return strings.Join(slices.DeleteFunc(parts, func(p string) bool { return p == "" }), "\n\n")
 }
 
 // kindOf is the kind of the tool called name ("other" when there is none).

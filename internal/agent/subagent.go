@@ -45,6 +45,7 @@ func (s *Session) runSubagent(ctx context.Context, t *Turn, callID, prompt, desc
 		MaxSteps:      subagentMaxSteps,
 		System:        SubagentSystemPrompt,
 		Instructions:  s.cfg.Instructions,
+		Environment:   s.cfg.Environment,
 		Channel:       s.cfg.Channel,
 		Hooks:         toolHooks,
 		HookDir:       s.cfg.HookDir,

@@ -71,6 +71,8 @@ type Options struct {
 	SubagentTools func(ws *tools.Workspace) []tools.Tool
 	// Version is agentls's version, told to MCP servers.
 	Version string
+	// Now is the time the model is told it is; nil means time.Now.
+	Now func() time.Time
 }
 
 // App makes workspace environments for front-ends.
@@ -232,6 +234,14 @@ func (e *Env) closeStep(what string, fn func()) {
 	if d := time.Since(start); d > slowClose {
 		e.app.log.Warn("slow to close", "step", what, "took", d.Round(time.Millisecond))
 	}
+}
+
+// now is the time as the app tells it (Options.Now).
+func (a *App) now() time.Time {
+	if a.opts.Now != nil {
+		return a.opts.Now()
+	}
+	return time.Now()
 }
 
 // Getenv reads agentls's environment as every part of the app does (a

@@ -246,6 +246,7 @@ func (e *Env) NewSession(ctx context.Context, so SessionOptions) (*Session, erro
 		HookSandbox: e.Sandbox(),
 
 		Instructions:         e.instructions,
+		Environment:          e.environment(gate, reg),
 		MaxStopContinuations: set.Config.MaxStopContinuations,
 		ContextWindow:        contextWindow(spec, set, prov),
 		Journal:              journal,

@@ -278,3 +278,32 @@ func (h levelHandler) WithAttrs(a []slog.Attr) slog.Handler {
 func (h levelHandler) WithGroup(n string) slog.Handler {
 	return levelHandler{h.Handler.WithGroup(n), h.min}
 }
+
+// ServerState is what one configured server is doing now, for the
+// model's description of its environment.
+type ServerState struct {
+	// Name is the server's name under `mcp`.
+	Name string
+	// State is "not started", "starting", "connected", "stopped" (it
+	// restarts when its tools are next used) or "failed".
+	State string
+	// Tools is how many tools it offered at its last listing (connected
+	// servers only).
+	Tools int
+}
+
+// States lists the servers, in name order, and what each is doing; it
+// starts nothing.
+func (m *Manager) States() []ServerState {
+	var out []ServerState
+	for _, s := range m.snapshot() {
+		s.mu.Lock()
+		st := ServerState{Name: s.name, State: s.state.String()}
+		if s.state == stateReady {
+			st.Tools = len(s.listing.tools)
+		}
+		s.mu.Unlock()
+		out = append(out, st)
+	}
+	return out
+}

@@ -41,6 +41,23 @@ const (
 	stateClosed                // removed or shut down for good
 )
 
+// String is the state in words (ServerState.State).
+func (st state) String() string {
+	switch st {
+	case stateStarting:
+		return "starting"
+	case stateReady:
+		return "connected"
+	case stateDown:
+		return "stopped"
+	case stateFailed:
+		return "failed"
+	case stateClosed:
+		return "closed"
+	}
+	return "not started"
+}
+
 // server is one configured MCP server and its current connection.
 type server struct {
 	m    *Manager

@@ -1,12 +1,10 @@
 package tools
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
 	"net"
-	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -85,18 +83,7 @@ func gitRunner(sb *sandbox.Sandbox) shell.GitRunner {
 	return func(dir string, args ...string) ([]byte, error) {
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 		defer cancel()
-		cmd := exec.CommandContext(ctx, "git", args...)
-		cmd.Dir = dir
-		cmd.Env = append(sb.Env(""), shell.GitEnv()...)
-		var out, stderr bytes.Buffer
-		cmd.Stdout, cmd.Stderr = &out, &stderr
-		if err := sb.Start(cmd); err != nil {
-			return nil, err
-		}
-		if err := cmd.Wait(); err != nil {
-			return out.Bytes(), fmt.Errorf("%w: %s", err, strings.TrimSpace(stderr.String()))
-		}
-		return out.Bytes(), nil
+		return runGit(ctx, sb, dir, args...)
 	}
 }
 

@@ -161,3 +161,10 @@ func (d lspDocuments) Stamp(path string) (client.Stamp, error) {
 	}
 	return client.DiskStamp(path)
 }
+
+// Coverage lists the workspace's source languages and the server that
+// would answer for each, as the configuration stands, starting nothing
+// (client.Servers.Coverage): where the lsp_* tools work.
+func (e *LSPEnv) Coverage(ctx context.Context) []client.LanguageServer {
+	return e.servers.Coverage(ctx, e.walkFiles)
+}

@@ -30,15 +30,39 @@ func (s *Servers) Discover(ctx context.Context, walk Walk) ([]*Client, error) {
 	if err != nil {
 		return nil, err
 	}
-	roots := s.ws.Roots()
-	key := strings.Join(roots, "\x00")
+	key := strings.Join(s.ws.Roots(), "\x00")
 	s.mu.Lock()
 	done := s.discovered == key
 	s.mu.Unlock()
 	if done {
 		return m.Clients(), nil
 	}
-	var firsts []string
+	firsts := s.samples(ctx, walk)
+	for _, f := range firsts {
+		if err := m.Sync(ctx, f); err != nil && !Unavailable(err) {
+			s.log.Debug("discover language servers", "path", f, "error", err)
+		}
+	}
+	s.mu.Lock()
+	s.discovered = key
+	s.mu.Unlock()
+	return m.Clients(), nil
+}
+
+// samples are the first file of each type in the workspace folders (at
+// most 5,000 entries walked per folder, 64 types), walked once per set of
+// folders: a walk cut short by ctx is not kept.
+func (s *Servers) samples(ctx context.Context, walk Walk) []string {
+	roots := s.ws.Roots()
+	key := strings.Join(roots, "\x00")
+	s.mu.Lock()
+	if s.sampled == key && s.sampledFiles != nil {
+		out := s.sampledFiles
+		s.mu.Unlock()
+		return out
+	}
+	s.mu.Unlock()
+	firsts := []string{}
 	seen := map[string]bool{}
 	for _, r := range roots {
 		n := 0
@@ -60,13 +84,10 @@ func (s *Servers) Discover(ctx context.Context, walk Walk) ([]*Client, error) {
 			return true
 		})
 	}
-	for _, f := range firsts {
-		if err := m.Sync(ctx, f); err != nil && !Unavailable(err) {
-			s.log.Debug("discover language servers", "path", f, "error", err)
-		}
+	if ctx.Err() == nil {
+		s.mu.Lock()
+		s.sampled, s.sampledFiles = key, firsts
+		s.mu.Unlock()
 	}
-	s.mu.Lock()
-	s.discovered = key
-	s.mu.Unlock()
-	return m.Clients(), nil
+	return firsts
 }

@@ -13,7 +13,8 @@
 // Servers holds a workspace's Manager over its life: built on first use
 // from the configuration read then, replaced when the configuration
 // changes, shut down once (servers.go); it finds which languages a
-// workspace holds (discover.go) and checks a server's edits against the
+// workspace holds (discover.go) and, starting nothing, which server would
+// answer for each (coverage.go), and checks a server's edits against the
 // text they were computed on before they are applied (edits.go). What it
 // needs of the workspace comes as a Workspace (files as the agent sees
 // them) and a Walk function, never as the tools' own types.

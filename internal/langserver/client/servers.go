@@ -6,6 +6,7 @@ import (
 	"errors"
 	"log/slog"
 	"maps"
+	"os/exec"
 	"path/filepath"
 	"sync"
 
@@ -33,6 +34,10 @@ type Servers struct {
 	cfg        *Config
 	closed     bool
 	discovered string // the roots Discover ran for
+	// sampled are the roots sampledFiles were walked for (samples).
+	sampled      string
+	sampledFiles []string
+	lookPath     func(string) (string, error) // Coverage's
 
 	smu    sync.Mutex
 	served map[string]string
@@ -45,7 +50,7 @@ func NewServers(ws Workspace, cfg func() Config, log *slog.Logger) *Servers {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	s := &Servers{log: log, cfgFn: cfg, served: map[string]string{}}
+	s := &Servers{log: log, cfgFn: cfg, served: map[string]string{}, lookPath: exec.LookPath}
 	s.ws = servedWorkspace{inner: ws, s: s}
 	return s
 }
