@@ -242,15 +242,25 @@ func path(dir, name string) string {
 	return dir + "/" + name
 }
 
-// ReadFile reads the file rel (relative, "/" or the system's separator)
-// of the skill's folder, through the skill's reader, cut at MaxBody
-// (cut says so). A path that climbs out of the folder is refused.
-func (k Skill) ReadFile(rel string) (text string, cut bool, err error) {
+// FilePath is the absolute path of the file rel (relative, "/" or the
+// system's separator) of the skill's folder; a path that climbs out of
+// the folder is an error.
+func (k Skill) FilePath(rel string) (string, error) {
 	clean := filepath.Clean(filepath.FromSlash(rel))
 	if rel == "" || filepath.IsAbs(clean) || filepath.VolumeName(clean) != "" || clean == ".." || strings.HasPrefix(clean, ".."+string(filepath.Separator)) {
-		return "", false, fmt.Errorf("%q is not a path inside the skill's folder: give one from its list of files, such as scripts/run.sh", rel)
+		return "", fmt.Errorf("%q is not a path inside the skill's folder: give one from its list of files, such as scripts/run.sh", rel)
 	}
-	text, err = k.read.ReadFile(filepath.Join(k.Dir, clean))
+	return filepath.Join(k.Dir, clean), nil
+}
+
+// ReadFile reads the file rel of the skill's folder (FilePath), through
+// the skill's reader, cut at MaxBody (cut says so).
+func (k Skill) ReadFile(rel string) (text string, cut bool, err error) {
+	abs, err := k.FilePath(rel)
+	if err != nil {
+		return "", false, err
+	}
+	text, err = k.read.ReadFile(abs)
 	if err != nil {
 		return "", false, err
 	}
