@@ -34,6 +34,10 @@ type Config struct {
 	// (AGENTS.md …) to follow the system prompt; it is read at the start
 	// of every turn, so an edited file counts from the next turn.
 	Instructions func() string
+	// Skills, when set, returns the system prompt's list of skills (their
+	// names and descriptions, for the skill tool of Tools and Subagents to
+	// load), read at the start of every turn as Instructions is.
+	Skills func() string
 	// Channel says where asks go ("editor", "terminal", "headless"), for
 	// permission events.
 	Channel string
@@ -527,16 +531,19 @@ func title(call ToolCall) string {
 	return call.Name
 }
 
-// system is the system prompt with the project's instructions as they
-// are now.
+// system is the system prompt with the project's instructions and the
+// list of skills as they are now.
 func (s *Session) system() string {
-	if s.cfg.Instructions == nil {
-		return s.cfg.System
+	out := s.cfg.System
+	for _, part := range []func() string{s.cfg.Instructions, s.cfg.Skills} {
+		if part == nil {
+			continue
+		}
+		if text := part(); text != "" {
+			out += "\n\n" + text
+		}
 	}
-	if in := s.cfg.Instructions(); in != "" {
-		return s.cfg.System + "\n\n" + in
-	}
-	return s.cfg.System
+	return out
 }
 
 // kindOf is the kind of the tool called name ("other" when there is none).

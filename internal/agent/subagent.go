@@ -45,6 +45,7 @@ func (s *Session) runSubagent(ctx context.Context, t *Turn, callID, prompt, desc
 		MaxSteps:      subagentMaxSteps,
 		System:        SubagentSystemPrompt,
 		Instructions:  s.cfg.Instructions,
+		Skills:        s.cfg.Skills,
 		Channel:       s.cfg.Channel,
 		Hooks:         toolHooks,
 		HookDir:       s.cfg.HookDir,
