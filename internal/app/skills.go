@@ -6,6 +6,8 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
+	"strings"
 
 	"github.com/agentls/agentls/internal/skills"
 	"github.com/agentls/agentls/internal/tools"
@@ -22,7 +24,7 @@ func (e *Env) skills() skills.Set {
 	var srcs []skills.Source
 	if p := e.app.opts.ConfigPath; p != "" {
 		dir := filepath.Join(filepath.Dir(p), "skills")
-		srcs = append(srcs, skills.Source{Dir: dir, Shown: dir, User: true, Read: userFiles{}})
+		srcs = append(srcs, skills.Source{Dir: dir, Shown: dir, User: true, Read: userFiles{dir}})
 	}
 	for i, root := range e.ws.Roots() {
 		trusted := e.Trusted(root)
@@ -62,14 +64,46 @@ func (w workspaceFiles) ReadFile(abs string) (string, error) {
 	return f.Text, err
 }
 
-// userFiles reads the user's own skills folder from disk, text files of
-// at most tools.MaxReadSize, as the workspace's are.
-type userFiles struct{}
+// userFiles reads the user's own skills folder from disk: text files of
+// at most tools.MaxReadSize, as the workspace's are. A skill's folder may
+// be a link (to where the person keeps their skills), but what is read in
+// it stays in it: a link there that leads out — a skill cloned with
+// `notes.md -> ../../../.ssh/id_rsa` — is refused, as os.Root refuses it.
+type userFiles struct{ dir string }
 
-func (userFiles) ReadDir(abs string) ([]fs.DirEntry, error) { return os.ReadDir(abs) }
+func (u userFiles) ReadDir(abs string) ([]fs.DirEntry, error) {
+	if filepath.Clean(abs) == filepath.Clean(u.dir) {
+		return os.ReadDir(abs)
+	}
+	r, rel, err := u.in(abs)
+	if err != nil {
+		return nil, err
+	}
+	defer r.Close()
+	f, err := r.Open(rel)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	entries, err := f.ReadDir(-1)
+	slices.SortFunc(entries, func(a, b fs.DirEntry) int { return strings.Compare(a.Name(), b.Name()) })
+	return entries, err
+}
 
-func (userFiles) ReadFile(abs string) (string, error) {
-	f, err := os.Open(abs)
+func (u userFiles) ReadFile(abs string) (string, error) {
+	r, rel, err := u.in(abs)
+	if err != nil {
+		return "", err
+	}
+	defer r.Close()
+	fi, err := r.Stat(rel)
+	if err != nil {
+		return "", err
+	}
+	if !fi.Mode().IsRegular() {
+		return "", fmt.Errorf("%s is not a regular file", abs)
+	}
+	f, err := r.Open(rel)
 	if err != nil {
 		return "", err
 	}
@@ -84,4 +118,19 @@ func (userFiles) ReadFile(abs string) (string, error) {
 		return "", fmt.Errorf("%s: %w; agentls reads text files only", abs, tools.ErrBinary)
 	}
 	return string(data), nil
+}
+
+// in opens the folder of the skill holding abs as a root, and names abs
+// in it.
+func (u userFiles) in(abs string) (*os.Root, string, error) {
+	rel, err := filepath.Rel(u.dir, abs)
+	if err != nil || rel == "." || !filepath.IsLocal(rel) {
+		return nil, "", fmt.Errorf("%s is not in a skill of your skills folder %s", abs, u.dir)
+	}
+	skill, rest, _ := strings.Cut(rel, string(filepath.Separator))
+	if rest == "" {
+		rest = "."
+	}
+	r, err := os.OpenRoot(filepath.Join(u.dir, skill))
+	return r, rest, err
 }

@@ -38,7 +38,7 @@ func Parse(text string) (Header, string, error) {
 	text = strings.TrimPrefix(text, "\ufeff")
 	text = strings.ReplaceAll(text, "\r\n", "\n")
 	lines := strings.Split(text, "\n")
-	if len(lines) == 0 || strings.TrimRight(lines[0], " \t") != "---" {
+	if strings.TrimRight(lines[0], " \t") != "---" {
 		return Header{}, "", errors.New("no header: SKILL.md starts with a line '---', then 'name:' and 'description:' lines, then another '---'")
 	}
 	end := -1

@@ -57,12 +57,14 @@ type Skill struct {
 	// Dir is the skill's folder and Path its SKILL.md, absolute; Shown
 	// names the folder for the model.
 	Dir, Path, Shown string
-	User, Trusted    bool
-	// Body is the instructions after the header, Cut when they were
+	// User marks a skill of the user's own folder; Trusted is true for
+	// those and for a trusted workspace's.
+	User, Trusted bool
+	// Body is the instructions after the header, BodyCut when they were
 	// longer than MaxBody.
-	Body string
-	Cut  bool
-	read Reader
+	Body    string
+	BodyCut bool
+	read    Reader
 }
 
 // Set is the skills found, in the order of their sources, each name
@@ -110,7 +112,7 @@ func Load(sources []Source) Set {
 				set.Problems = append(set.Problems, fmt.Sprintf("%s (the name %s is taken by %s)", k.Shown, k.Name, other))
 				continue
 			}
-			if k.Header.Cut {
+			if k.Cut {
 				set.Problems = append(set.Problems, fmt.Sprintf("%s (its description is over %d characters: cut)", k.Shown, MaxDescription))
 			}
 			taken[k.Name] = k.Shown
@@ -134,7 +136,7 @@ func read(src Source, name string) (Skill, error) {
 	}
 	k.Header, k.Body = h, body
 	if len(k.Body) > MaxBody {
-		k.Body, k.Cut = textclip.Prefix(k.Body, MaxBody), true
+		k.Body, k.BodyCut = textclip.Prefix(k.Body, MaxBody), true
 	}
 	return k, nil
 }

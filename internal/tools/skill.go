@@ -157,7 +157,7 @@ func (t *SkillTool) Run(ctx context.Context, call Call) (Result, error) {
 		b.WriteString("(This skill has no instructions beyond its description.)")
 	}
 	b.WriteString(k.Body)
-	if k.Cut {
+	if k.BodyCut {
 		fmt.Fprintf(&b, "\n(cut here: the skill tool returns at most %d bytes of instructions)", skills.MaxBody)
 	}
 	b.WriteString("\n</skill>")

@@ -41,6 +41,7 @@ func skillWorld(t *testing.T, trusted bool) (*SkillTool, string, string) {
 		".agents/skills/pdf/scripts/fill.py": "print('fill')\n",
 		".agents/skills/pdf/reference.md":    "REFERENCE TEXT\n",
 		".agents/skills/broken/SKILL.md":     "---\nname: Broken\ndescription: d\n---\n",
+		".agents/skills/big/SKILL.md":        "---\nname: big\ndescription: d\n---\n" + strings.Repeat("BIG ", skills.MaxBody/4) + "TAIL",
 	})
 	user := t.TempDir()
 	writeFiles(t, user, map[string]string{"mine/SKILL.md": "---\nname: mine\ndescription: My habit\n---\nMINE BODY\n", "mine/notes.md": "MY NOTES\n"})
@@ -83,8 +84,10 @@ func TestSkillTool(t *testing.T) {
 			want: []string{`folder="` + filepath.Join(user, "mine") + `"`, "MINE BODY", "- notes.md"}, notWant: []string{"not trusted", "MY NOTES"}},
 		{name: "user's skill's file", input: map[string]string{"name": "mine", "file": "notes.md"}, summary: "notes.md of the skill mine from your skills",
 			want: []string{"MY NOTES"}},
+		{name: "instructions over the limit", input: map[string]string{"name": "big"}, paths: []string{filepath.Join(root, ".agents", "skills", "big", "SKILL.md")}, summary: "the skill big",
+			want: []string{"BIG BIG", "BIG \n(cut here: the skill tool returns at most 65536 bytes of instructions)\n</skill>"}, notWant: []string{"TAIL"}},
 		{name: "unknown", input: map[string]string{"name": "pfd"},
-			describeE: `there is no skill "pfd"; the skills are: mine, pdf` + "\nLeft out:\n- .agents/skills/broken/SKILL.md (name \"Broken\""},
+			describeE: `there is no skill "pfd"; the skills are: mine, big, pdf` + "\nLeft out:\n- .agents/skills/broken/SKILL.md (name \"Broken\""},
 		{name: "a file out of the folder", input: map[string]string{"name": "pdf", "file": "../broken/SKILL.md"}, describeE: "not a path inside the skill's folder"},
 		{name: "a missing file", input: map[string]string{"name": "pdf", "file": "nope.md"}, paths: []string{filepath.Join(root, ".agents", "skills", "pdf", "nope.md")},
 			summary: "nope.md", want: []string{"skill pdf has no file nope.md; its files are: reference.md, scripts/fill.py"}},
