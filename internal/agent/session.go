@@ -41,6 +41,10 @@ type Config struct {
 	// instructions. It is read at every turn after the tools are
 	// refreshed, so it can tell what the tool sources offer now.
 	Environment func(ctx context.Context) string
+	// Skills, when set, returns the system prompt's list of skills (their
+	// names and descriptions, for the skill tool of Tools and Subagents to
+	// load), read at the start of every turn as Instructions is.
+	Skills func() string
 	// Channel says where asks go ("editor", "terminal", "headless"), for
 	// permission events.
 	Channel string
@@ -544,8 +548,8 @@ func title(call ToolCall) string {
 	return call.Name
 }
 
-// system is the system prompt with the environment and the project's
-// instructions as they are now.
+// system is the system prompt with the environment, the project's
+// instructions and the list of skills as they are now.
 func (s *Session) system(ctx context.Context) string {
 	parts := []string{s.cfg.System}
 	if s.cfg.Environment != nil {
@@ -553,6 +557,9 @@ func (s *Session) system(ctx context.Context) string {
 	}
 	if s.cfg.Instructions != nil {
 		parts = append(parts, s.cfg.Instructions())
+	}
+	if s.cfg.Skills != nil {
+		parts = append(parts, s.cfg.Skills())
 	}
 	return strings.Join(slices.DeleteFunc(parts, func(p string) bool { return p == "" }), "\n\n")
 }

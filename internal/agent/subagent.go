@@ -46,6 +46,7 @@ func (s *Session) runSubagent(ctx context.Context, t *Turn, callID, prompt, desc
 		System:        SubagentSystemPrompt,
 		Instructions:  s.cfg.Instructions,
 		Environment:   s.cfg.Environment,
+		Skills:        s.cfg.Skills,
 		Channel:       s.cfg.Channel,
 		Hooks:         toolHooks,
 		HookDir:       s.cfg.HookDir,

@@ -21,16 +21,7 @@ func (e *Env) instructions() string {
 	root := roots[0]
 	o := instructions.Options{
 		Root: root, Trusted: e.Trusted(root),
-		ReadWorkspace: func(p string) (string, error) {
-			// Only files on disk: asking an ACP client for every folder's
-			// missing AGENTS.md and CLAUDE.md at each turn would cost a
-			// round trip each and count as its failed reads.
-			if _, err := os.Lstat(p); err != nil {
-				return "", err
-			}
-			f, err := e.ws.ReadFile(p)
-			return f.Text, err
-		},
+		ReadWorkspace: workspaceFiles{e.ws}.ReadFile,
 		ReadUser: func(p string) (string, error) {
 			b, err := os.ReadFile(p)
 			return string(b), err

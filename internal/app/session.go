@@ -60,7 +60,7 @@ func (e *Env) Registry(cfg config.Config, q tools.Questioner, askTimeout time.Du
 		ts = f(e.ws)
 	} else {
 		e.lsp.Configure(e.LSPConfig(cfg))
-		ts = tools.DefaultTools(e.ws, e.shellEnv(), e.lsp)
+		ts = append(tools.DefaultTools(e.ws, e.shellEnv(), e.lsp), tools.NewSkillTool(e.ws, e.skills))
 		mcp = true
 	}
 	if q != nil {
@@ -84,7 +84,7 @@ func (e *Env) subagentRegistry(cfg config.Config) (*tools.Registry, error) {
 		return tools.NewRegistry(f(e.ws)...)
 	}
 	shell := e.shellEnv()
-	ts := tools.SubagentTools(e.ws, shell, e.lsp)
+	ts := append(tools.SubagentTools(e.ws, shell, e.lsp), tools.NewSkillTool(e.ws, e.skills))
 	if len(cfg.SubagentTools) > 0 {
 		have := map[string]bool{}
 		for _, t := range ts {
@@ -234,6 +234,14 @@ func (e *Env) NewSession(ctx context.Context, so SessionOptions) (*Session, erro
 	if w := e.sandboxNotice(); w != "" {
 		set.Warnings = append(set.Warnings, w)
 	}
+	// The list of skills goes with the tool that loads them: a test's own
+	// tool set has none.
+	var skillList func() string
+	if _, ok := reg.Get("skill"); ok {
+		if _, ok := subs.Get("skill"); ok {
+			skillList = e.skillsPrompt
+		}
+	}
 	sess := agent.NewSession(id, agent.Config{
 		Provider: prov,
 		Tools:    reg,
@@ -247,6 +255,7 @@ func (e *Env) NewSession(ctx context.Context, so SessionOptions) (*Session, erro
 
 		Instructions:         e.instructions,
 		Environment:          e.environment(gate, reg),
+		Skills:               skillList,
 		MaxStopContinuations: set.Config.MaxStopContinuations,
 		ContextWindow:        contextWindow(spec, set, prov),
 		Journal:              journal,

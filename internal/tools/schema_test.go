@@ -9,6 +9,8 @@ import (
 	"testing"
 
 	"github.com/google/jsonschema-go/jsonschema"
+
+	"github.com/agentls/agentls/internal/skills"
 )
 
 // invalidCase is an input a tool's schema must refuse, and a part of the
@@ -217,6 +219,14 @@ func schemaCases() map[string]schemaCase {
 				{"unknown field", `{"prompt":"p","tools":["bash"]}`, `unexpected additional properties ["tools"]`},
 			},
 		},
+		"skill": {
+			valid: []string{`{"name":"pdf"}`, `{"name":"pdf","file":"reference.md"}`},
+			invalid: []invalidCase{
+				{"missing name", `{"file":"a.md"}`, `required: missing properties: ["name"]`},
+				{"name not a string", `{"name":3}`, `name: type: 3 has type "integer", want "string"`},
+				{"unknown field", `{"name":"pdf","args":"x"}`, `unexpected additional properties ["args"]`},
+			},
+		},
 		"lsp_restart": {
 			valid: []string{`{}`, `{"server":"gopls"}`},
 			invalid: []invalidCase{
@@ -233,7 +243,7 @@ func allTools(t *testing.T) []Tool {
 	ws, _ := newTestWS(t, nil)
 	env := NewLSPEnv(ws, nil, nil)
 	t.Cleanup(func() { env.Shutdown(context.Background()) })
-	return append(DefaultTools(ws, NewShellEnv(ws, t.TempDir()), env), NewQuestionTool(nil, 0))
+	return append(DefaultTools(ws, NewShellEnv(ws, t.TempDir()), env), NewQuestionTool(nil, 0), NewSkillTool(ws, func() skills.Set { return skills.Set{} }))
 }
 
 // checkProviderSchema checks one (sub)schema the way a provider reads it.

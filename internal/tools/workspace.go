@@ -224,6 +224,15 @@ func (w *Workspace) ReadFile(abs string) (File, error) {
 	return File{Path: abs, Text: string(data), Mode: fi.Mode(), Size: int64(len(data)), ModTime: fi.ModTime()}, nil
 }
 
+// ReadDir lists the workspace folder at abs on disk, in name order,
+// through its workspace folder's root: never behind a symbolic link that
+// leads out (an *outsideError), so what agentls reads on its own (skill
+// folders) stays as confined as the model's reads. Use the entries' Name,
+// Type and IsDir only: their Info stats by path, outside the root.
+func (w *Workspace) ReadDir(abs string) ([]fs.DirEntry, error) {
+	return w.readDirDisk(filepath.Clean(abs))
+}
+
 // IsBinary sniffs the first 8 KiB: a NUL byte or invalid UTF-8 means binary.
 func IsBinary(data []byte) bool {
 	head := data

@@ -32,7 +32,7 @@ func TestToolKinds(t *testing.T) {
 		"lsp_diagnostics": sdk.ToolKindSearch, "lsp_references": sdk.ToolKindSearch, "lsp_definition": sdk.ToolKindSearch,
 		"lsp_symbols": sdk.ToolKindSearch, "lsp_call_hierarchy": sdk.ToolKindSearch,
 		"lsp_rename": sdk.ToolKindEdit, "lsp_replace_symbol": sdk.ToolKindEdit, "lsp_restart": sdk.ToolKindOther,
-		"todos": sdk.ToolKindThink, "agent": sdk.ToolKindThink, "fetch": sdk.ToolKindFetch,
+		"todos": sdk.ToolKindThink, "agent": sdk.ToolKindThink, "fetch": sdk.ToolKindFetch, "skill": sdk.ToolKindRead,
 	}
 	for _, sp := range reg.Specs() {
 		w, ok := want[sp.Name]
