@@ -1117,7 +1117,8 @@ func TestNvimPluginNeverAnsweringPicker(t *testing.T) {
 // holds the rest — and is complete at the end; a follow-up sent then is
 // refused in Neovim's words and stays in the prompt. A grep result goes to the
 // quickfix list from the chat. A follow-up goes out in the same session:
-// the model sees the first exchange.
+// the model sees the first exchange. The person's own AGENTS.md is named
+// in the chat (an instructions event).
 func TestNvimPluginChatStreams(t *testing.T) {
 	eachNvim(t, func(t *testing.T) {
 		r := newFileRun(t)
@@ -1158,6 +1159,10 @@ func TestNvimPluginChatStreams(t *testing.T) {
 		})
 		t.Cleanup(srv.Close)
 		r.provider(srv.URL)
+		// The person's own AGENTS.md: the chat says the model reads it.
+		if err := os.WriteFile(r.path("config", "agentls", "AGENTS.md"), []byte("Answer in three lines.\n"), 0o600); err != nil {
+			t.Fatal(err)
+		}
 		rec := r.nvim("plugin_chat.lua")
 		defer r.done()
 
@@ -1215,7 +1220,7 @@ func TestNvimPluginChatStreams(t *testing.T) {
 			r.errorf("the chat does not hold the three-line answer once:\n%s", text)
 		}
 		for _, want := range []string{"## You", "What does a.txt say?", "## agentls", "## Todos  (0/2: Reading a.txt)",
-			"- [-] Read a.txt  ← Reading a.txt", "- [ ] Answer", "▸ view a.txt — ok", "▸ todos"} {
+			"- [-] Read a.txt  ← Reading a.txt", "- [ ] Answer", "▸ view a.txt — ok", "▸ todos", "_project instructions: your AGENTS.md_"} {
 			if !strings.Contains(text, want) {
 				r.errorf("the chat lacks %q:\n%s", want, text)
 			}

@@ -47,7 +47,7 @@ func TestEnvironmentBetweenPromptAndInstructions(t *testing.T) {
 					sawCtx = ctx.Value(ctxKey{}) == "turn"
 					return c.env
 				},
-				Instructions: func() string { return c.instructions },
+				Instructions: func(string) agent.Instructions { return agent.Instructions{Text: c.instructions} },
 			})
 			turn, err := sess.Start(context.WithValue(context.Background(), ctxKey{}, "turn"), "go", func(agent.Event) {})
 			if err != nil {

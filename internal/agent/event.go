@@ -40,6 +40,10 @@ const (
 	// EventTodos carries the agent's todo list (Todos) whenever it changes,
 	// and a one-line progress (Message: "2/5: writing the fix").
 	EventTodos EventType = "todos"
+	// EventInstructions names the project instruction files (AGENTS.md
+	// …) the model gets, when they change: at the first turn that has
+	// any, and when one is added, removed or cut.
+	EventInstructions EventType = "instructions"
 )
 
 // Turn end reasons.
@@ -96,6 +100,8 @@ type Event struct {
 	SessionUsage *Usage `json:"session_usage,omitempty"`
 	// Todos is the todo list of a todos event.
 	Todos []tools.Todo `json:"todos,omitempty"`
+	// Instructions events: the files, as the prompt names them.
+	Files []string `json:"files,omitempty"`
 }
 
 // String renders the event as one plain-text transcript line.
@@ -136,6 +142,11 @@ func (e Event) String() string {
 		return e.Message
 	case EventTodos:
 		return "todos " + e.Message + "\n" + tools.FormatTodos(e.Todos)
+	case EventInstructions:
+		if len(e.Files) == 0 {
+			return "project instructions: none"
+		}
+		return "project instructions: " + strings.Join(e.Files, ", ")
 	case EventError:
 		return "error: " + e.Message
 	case EventHook:

@@ -32,9 +32,11 @@ type Config struct {
 	// System is the system prompt; empty means DefaultSystemPrompt.
 	System string
 	// Instructions, when set, returns the project's instructions
-	// (AGENTS.md …) to follow the system prompt; it is read at the start
-	// of every turn, so an edited file counts from the next turn.
-	Instructions func() string
+	// (AGENTS.md …) for the folder the person is in (SetFolder; "" for
+	// the workspace's first folder), to follow the system prompt; it is
+	// read at the start of every turn, so an edited file counts from the
+	// next turn.
+	Instructions func(folder string) Instructions
 	// Environment, when set, describes where the session works (the
 	// system, the workspace, the tools that work there, the permission
 	// mode, the sandbox), placed between the system prompt and the
@@ -104,6 +106,10 @@ type Session struct {
 	learned int     // the window a provider named in a "too long" answer
 	calib   float64 // provider's prompt tokens per estimated token
 	todos   []tools.Todo
+	// folder is where the person is (SetFolder); shownInstr the
+	// instruction files last announced (EventInstructions).
+	folder     string
+	shownInstr string
 
 	journalFailed bool
 
@@ -305,7 +311,9 @@ func (s *Session) run(ctx context.Context, t *Turn, prompt string, emit func(Eve
 			defs = s.toolDefs()
 		}
 		if step == 0 {
-			system = s.system(ctx) // after the refresh: the environment names what is offered
+			var in Instructions
+			system, in = s.system(ctx) // after the refresh: the environment names what is offered
+			s.announceInstructions(in, send)
 		}
 		resp, err := s.call(ctx, t, Request{System: system, Tools: defs}, send)
 		if err != nil {
@@ -412,7 +420,8 @@ func (s *Session) Compact(ctx context.Context, emit func(Event)) error {
 		e.SessionID = s.ID
 		emit(e)
 	}
-	_, err := s.ensureRoom(ctx, Request{System: s.system(ctx), Messages: s.snapshot(), Tools: s.toolDefs()}, true, send)
+	system, _ := s.system(ctx)
+	_, err := s.ensureRoom(ctx, Request{System: system, Messages: s.snapshot(), Tools: s.toolDefs()}, true, send)
 	return err
 }
 
@@ -548,20 +557,61 @@ func title(call ToolCall) string {
 	return call.Name
 }
 
+// Instructions are the project's notes for a turn: their text for the
+// system prompt, and the files it came from as the prompt names them
+// ("AGENTS.md", "src/AGENTS.md", "your AGENTS.md"), for the person.
+type Instructions struct {
+	Text  string
+	Files []string
+}
+
+// SetFolder says which folder the person is in (the folder of the file
+// they asked from): the project instructions of the folders from the
+// workspace root down to it are read from the next turn on.
+func (s *Session) SetFolder(dir string) {
+	s.mu.Lock()
+	s.folder = dir
+	s.mu.Unlock()
+}
+
+// Folder is the folder the person is in ("" before SetFolder).
+func (s *Session) Folder() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.folder
+}
+
+// announceInstructions sends EventInstructions when the instruction files
+// differ from the ones last announced (the first turn with any, an added,
+// removed or cut file).
+func (s *Session) announceInstructions(in Instructions, send func(Event)) {
+	key := strings.Join(in.Files, "\x00")
+	s.mu.Lock()
+	changed := key != s.shownInstr
+	s.shownInstr = key
+	s.mu.Unlock()
+	if changed {
+		send(Event{Type: EventInstructions, Files: slices.Clone(in.Files)})
+	}
+}
+
 // system is the system prompt with the environment, the project's
-// instructions and the list of skills as they are now.
-func (s *Session) system(ctx context.Context) string {
+// instructions and the list of skills as they are now; the instructions
+// are returned too.
+func (s *Session) system(ctx context.Context) (string, Instructions) {
 	parts := []string{s.cfg.System}
 	if s.cfg.Environment != nil {
 		parts = append(parts, s.cfg.Environment(ctx))
 	}
+	var in Instructions
 	if s.cfg.Instructions != nil {
-		parts = append(parts, s.cfg.Instructions())
+		in = s.cfg.Instructions(s.Folder())
+		parts = append(parts, in.Text)
 	}
 	if s.cfg.Skills != nil {
 		parts = append(parts, s.cfg.Skills())
 	}
-	return strings.Join(slices.DeleteFunc(parts, func(p string) bool { return p == "" }), "\n\n")
+	return strings.Join(slices.DeleteFunc(parts, func(p string) bool { return p == "" }), "\n\n"), in
 }
 
 // kindOf is the kind of the tool called name ("other" when there is none).

@@ -54,6 +54,7 @@ func (s *Session) runSubagent(ctx context.Context, t *Turn, callID, prompt, desc
 		ParentScope:   scope,
 	})
 	defer child.CloseHooks()
+	child.SetFolder(s.Folder())
 	turn, err := child.Start(ctx, prompt, func(e Event) {
 		e.ParentID = callID
 		send(e)

@@ -2,6 +2,7 @@ package agent_test
 
 import (
 	"context"
+	"fmt"
 	"strconv"
 	"strings"
 	"testing"
@@ -31,7 +32,7 @@ func TestSystemPromptParts(t *testing.T) {
 			prov := &scripted{steps: []step{text("ok")}}
 			reg, _ := tools.NewRegistry()
 			s := agent.NewSession("x", agent.Config{Provider: prov, Tools: reg, Gate: permission.NewGate("", nil, nil),
-				System: "SYS", Instructions: tc.instructions, Skills: tc.skills})
+				System: "SYS", Instructions: instr(tc.instructions), Skills: tc.skills})
 			turn, err := s.Start(context.Background(), "hi", func(agent.Event) {})
 			if err != nil {
 				t.Fatal(err)
@@ -78,5 +79,56 @@ func TestSkillsEveryTurnAndInSubagents(t *testing.T) {
 	}
 	if !strings.HasPrefix(r[2].System, "You are a subagent") {
 		t.Errorf("request 3 is not the subagent's: %q", r[2].System)
+	}
+}
+
+// instr makes a Config.Instructions of a text function (nil stays nil).
+func instr(f func() string) func(string) agent.Instructions {
+	if f == nil {
+		return nil
+	}
+	return func(string) agent.Instructions { return agent.Instructions{Text: f()} }
+}
+
+// TestInstructionsAnnouncedWhenTheyChange: the files the instructions
+// come from are an event at the first turn that has any and whenever they
+// change, not at every turn; the folder the person is in reaches the
+// instructions.
+func TestInstructionsAnnouncedWhenTheyChange(t *testing.T) {
+	prov := &scripted{steps: []step{text("1"), text("2"), text("3"), text("4")}}
+	reg, _ := tools.NewRegistry()
+	files := []string{"AGENTS.md"}
+	var folders []string
+	s := agent.NewSession("x", agent.Config{Provider: prov, Tools: reg, Gate: permission.NewGate("", nil, nil),
+		Instructions: func(folder string) agent.Instructions {
+			folders = append(folders, folder)
+			return agent.Instructions{Text: "notes", Files: files}
+		}})
+	var announced [][]string
+	turn := func(prompt string) {
+		t.Helper()
+		tn, err := s.Start(context.Background(), prompt, func(e agent.Event) {
+			if e.Type == agent.EventInstructions {
+				announced = append(announced, e.Files)
+			}
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		wait(t, tn)
+	}
+	turn("one")
+	turn("two") // the same files: nothing announced
+	s.SetFolder("/ws/sub")
+	files = []string{"AGENTS.md", "sub/AGENTS.md"}
+	turn("three")
+	files = nil
+	turn("four")
+	want := [][]string{{"AGENTS.md"}, {"AGENTS.md", "sub/AGENTS.md"}, nil}
+	if fmt.Sprint(announced) != fmt.Sprint(want) {
+		t.Errorf("announced %v, want %v", announced, want)
+	}
+	if fmt.Sprint(folders) != "[  /ws/sub /ws/sub]" {
+		t.Errorf("folders given to Instructions %q", folders)
 	}
 }

@@ -4,7 +4,9 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/agentls/agentls/internal/agent"
 	"github.com/agentls/agentls/internal/instructions"
+	"github.com/agentls/agentls/internal/tools/confine"
 )
 
 // instructions are the project's instructions for a session's next turn:
@@ -13,14 +15,25 @@ import (
 // nothing behind a link that leads out), and the user's own AGENTS.md
 // beside the config file. An untrusted folder's are framed as content,
 // never as rules; nothing in them reaches the gate or the settings.
-func (e *Env) instructions() string {
+//
+// folder is where the person is (the folder of the file they asked
+// from): the files from its workspace folder's root down to it count,
+// nearer ones last; "" (or a folder outside the workspace) means the first
+// workspace folder alone.
+func (e *Env) instructions(folder string) agent.Instructions {
 	roots := e.ws.Roots()
 	if len(roots) == 0 {
-		return ""
+		return agent.Instructions{}
 	}
 	root := roots[0]
+	for _, r := range roots {
+		if folder != "" && confine.Within(r, filepath.Clean(folder)) {
+			root = r
+			break
+		}
+	}
 	o := instructions.Options{
-		Root: root, Trusted: e.Trusted(root),
+		Root: root, Dir: folder, Trusted: e.Trusted(root),
 		ReadWorkspace: workspaceFiles{e.ws}.ReadFile,
 		ReadUser: func(p string) (string, error) {
 			b, err := os.ReadFile(p)
@@ -34,5 +47,13 @@ func (e *Env) instructions() string {
 	for _, s := range set.Skipped {
 		e.app.log.Debug("project instructions file left out", "file", s)
 	}
-	return set.Text
+	in := agent.Instructions{Text: set.Text}
+	for _, f := range set.Files {
+		name := f.Shown
+		if f.Cut {
+			name += " (cut)"
+		}
+		in.Files = append(in.Files, name)
+	}
+	return in
 }

@@ -44,6 +44,8 @@ export interface AgentEvent {
   turn_usage?: Usage;
   session_usage?: Usage;
   todos?: Todo[];
+  /** instructions: the project instruction files the model gets (AGENTS.md …). */
+  files?: string[];
 }
 
 export interface Usage {

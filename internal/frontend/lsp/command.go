@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -126,6 +127,11 @@ func (s *Server) ask(_ context.Context, a AskArgs) (any, error) {
 	msg, err := s.promptWithContext(a)
 	if err != nil {
 		return nil, jsonrpc2.Errorf(jsonrpc2.InvalidParams, "%v", err)
+	}
+	if a.URI != "" {
+		if path, err := overlay.URIToPath(a.URI); err == nil {
+			sess.SetFolder(filepath.Dir(path)) // its AGENTS.md files count from this turn
+		}
 	}
 	rep := s.newReporter(a.Prompt)
 	ready := make(chan struct{})

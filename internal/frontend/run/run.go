@@ -111,6 +111,7 @@ func Turn(ctx context.Context, env *app.Env, o Options, s Streams) int {
 			return 0
 		}
 	}
+	sess.SetFolder(o.Dir) // where the command was typed: its AGENTS.md files count
 	turn, err := sess.Start(ctx, o.Prompt, emit)
 	if err != nil {
 		return Fail(s, o.JSON, 2, err)

@@ -290,6 +290,14 @@ function M.event(ev, client_id)
       b.mark = vim.api.nvim_buf_set_extmark(chat.buf, ns, at, 0, {})
       chat.todos = b
     end
+  elseif t == 'instructions' then
+    -- Which AGENTS.md files the model reads, when that changes.
+    local files = util.list(ev.files, function(f)
+      return type(f) == 'string' and f or nil
+    end)
+    local text = #files > 0 and ('project instructions: ' .. table.concat(files, ', '))
+      or 'project instructions: none any more'
+    add(chat, { kind = 'notice', text = text })
   elseif t == 'error' then
     add(chat, { kind = 'error', message = ev.message })
   elseif t == 'turn_end' then

@@ -38,6 +38,7 @@ M.fields = {
   turn_usage = 'table',
   session_usage = 'table',
   todos = 'table',
+  files = 'table', -- instructions: the project instruction files (AGENTS.md …)
 }
 
 --- checked keeps the fields of an event that the contract names, with the

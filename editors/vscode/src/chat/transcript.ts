@@ -148,6 +148,8 @@ export class Transcript {
         return [this.addNotice('warning', e.message ?? '')];
       case 'compaction':
         return [this.addNotice('info', `Conversation compacted: ${e.message ?? ''}`.trim())];
+      case 'instructions':
+        return [this.addNotice('info', instructionsNotice(e.files ?? []))];
       case 'turn_end':
         return this.onTurnEnd(e);
       default:
@@ -319,4 +321,15 @@ export function usageText(u: Usage | undefined): string | undefined {
   }
   const n = (x: number | undefined) => (x ?? 0).toLocaleString('en-US');
   return `${n(u.input_tokens)} tokens in, ${n(u.output_tokens)} out`;
+}
+
+/**
+ * instructionsNotice says which project instruction files the model reads
+ * from this turn on (an instructions event comes when they change).
+ */
+export function instructionsNotice(files: string[]): string {
+  if (files.length === 0) {
+    return 'Project instructions: none any more (no AGENTS.md or CLAUDE.md is read).';
+  }
+  return `Project instructions: ${files.join(', ')}`;
 }

@@ -160,3 +160,12 @@ test('Transcript: an open question stays last; what comes meanwhile goes above i
   assert.deepEqual(t.entries.map((e) => e.kind), ['assistant', 'tool', 'ask', 'assistant']);
   assert.equal(t.takeMoved(), false);
 });
+
+test('Transcript: an instructions event says which AGENTS.md files the model reads', () => {
+  const t = new Transcript();
+  const [n] = t.onEvent({ ...turn, type: 'instructions', files: ['AGENTS.md', 'src/AGENTS.md (cut)'] }) as NoticeEntry[];
+  assert.equal(n.kind, 'notice');
+  assert.equal(n.text, 'Project instructions: AGENTS.md, src/AGENTS.md (cut)');
+  const [none] = t.onEvent({ ...turn, type: 'instructions' }) as NoticeEntry[];
+  assert.match(none.text, /none any more/);
+});
