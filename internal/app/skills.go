@@ -6,7 +6,6 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 
 	"github.com/agentls/agentls/internal/skills"
@@ -80,14 +79,7 @@ func (u userFiles) ReadDir(abs string) ([]fs.DirEntry, error) {
 		return nil, err
 	}
 	defer r.Close()
-	f, err := r.Open(rel)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	entries, err := f.ReadDir(-1)
-	slices.SortFunc(entries, func(a, b fs.DirEntry) int { return strings.Compare(a.Name(), b.Name()) })
-	return entries, err
+	return tools.ReadDirIn(r, rel)
 }
 
 func (u userFiles) ReadFile(abs string) (string, error) {

@@ -32,7 +32,7 @@ func (d dirHandle) close() { d.r.Close() }
 
 // list returns the folder's entries (in name order). Their Info must not
 // be used (it stats by path); use modTime.
-func (d dirHandle) list() ([]fs.DirEntry, error) { return readDirIn(d.r, ".") }
+func (d dirHandle) list() ([]fs.DirEntry, error) { return ReadDirIn(d.r, ".") }
 
 // modTime is the last change of the entry name (a link itself, not what
 // it leads to).

@@ -31,7 +31,7 @@ func (w *Workspace) statDisk(abs string) (fs.FileInfo, error) {
 
 // readDirDisk lists the folder at abs in name order.
 func (w *Workspace) readDirDisk(abs string) ([]fs.DirEntry, error) {
-	return inPlace(w, abs, true, func(p place, rel string) ([]fs.DirEntry, error) { return readDirIn(p.root, rel) })
+	return inPlace(w, abs, true, func(p place, rel string) ([]fs.DirEntry, error) { return ReadDirIn(p.root, rel) })
 }
 
 // inPlace runs op on abs through its workspace folder's root (see
@@ -52,10 +52,10 @@ func inPlace[T any](w *Workspace, abs string, followLast bool, op func(p place, 
 	return v, p.named(err)
 }
 
-// readDirIn lists the folder rel of r in name order. The entries' Info
-// must not be used: it stats by path, outside the root; stat through the
-// root instead.
-func readDirIn(r *os.Root, rel string) ([]fs.DirEntry, error) {
+// ReadDirIn lists the folder rel of r in name order, never leaving r (a
+// link out is refused). The entries' Info must not be used: it stats by
+// path, outside the root; stat through the root instead.
+func ReadDirIn(r *os.Root, rel string) ([]fs.DirEntry, error) {
 	f, err := r.Open(rel)
 	if err != nil {
 		return nil, err

@@ -108,7 +108,7 @@ func (w *Workspace) walk(ctx context.Context, base string, extra *ignoreList, fn
 		}
 		d := queue[0]
 		queue = queue[1:]
-		entries, err := readDirIn(p.root, d.rootRel)
+		entries, err := ReadDirIn(p.root, d.rootRel)
 		if err != nil {
 			if d.rel == "" {
 				return stats, fmt.Errorf("read folder %s: %w", base, p.named(err))

@@ -33,17 +33,7 @@ type LanguageServer struct {
 // those of source code (not a README's markdown) and any the user's own
 // entry names among its file types.
 func (s *Servers) Coverage(ctx context.Context, walk Walk) []LanguageServer {
-	s.mu.Lock()
-	cfg := s.cfg
-	s.mu.Unlock()
-	if cfg == nil {
-		var c Config
-		if s.cfgFn != nil {
-			c = s.cfgFn()
-		}
-		cfg = &c
-	}
-	entries := resolveServers(*cfg)
+	entries := resolveServers(*s.config())
 	byLang := map[string]LanguageServer{}
 	for _, path := range s.samples(ctx, walk) {
 		lang := languageID(path)

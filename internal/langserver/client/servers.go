@@ -82,6 +82,22 @@ func sameConfig(a, b Config) bool {
 	return err1 == nil && err2 == nil && string(x) == string(y)
 }
 
+// config is the configuration set, or else the source's now. Call it
+// without s.mu: the source may take locks of its own.
+func (s *Servers) config() *Config {
+	s.mu.Lock()
+	cfg := s.cfg
+	s.mu.Unlock()
+	if cfg == nil {
+		var c Config
+		if s.cfgFn != nil {
+			c = s.cfgFn()
+		}
+		cfg = &c
+	}
+	return cfg
+}
+
 // Manager returns the Manager, creating it on first use; ErrShutDown
 // after Shutdown.
 func (s *Servers) Manager() (*Manager, error) {
@@ -95,16 +111,8 @@ func (s *Servers) Manager() (*Manager, error) {
 		s.mu.Unlock()
 		return m, nil
 	}
-	cfg := s.cfg
 	s.mu.Unlock()
-	if cfg == nil {
-		// Outside s.mu: the source may take locks of its own.
-		var c Config
-		if s.cfgFn != nil {
-			c = s.cfgFn()
-		}
-		cfg = &c
-	}
+	cfg := s.config()
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.closed {
