@@ -160,6 +160,15 @@ func contextWindow(spec string, set Settings, prov agent.Provider) int {
 	return 0
 }
 
+// price is what spec's model costs (the settings' price, else agentls's
+// estimate); nil when nobody knows, so the session counts tokens only.
+func price(spec string, set Settings) *agent.Price {
+	if p, ok := model.PriceOf(spec, set.Config.Providers); ok {
+		return &p
+	}
+	return nil
+}
+
 // StoredSession reads a stored session of this workspace: its description
 // and its conversation as the model last saw it, for a front-end to show
 // on resume.

@@ -258,6 +258,7 @@ func (e *Env) NewSession(ctx context.Context, so SessionOptions) (*Session, erro
 		Skills:               skillList,
 		MaxStopContinuations: set.Config.MaxStopContinuations,
 		ContextWindow:        contextWindow(spec, set, prov),
+		Price:                price(spec, set),
 		Journal:              journal,
 		Restored:             restored,
 		Subagents:            subs,
