@@ -257,7 +257,7 @@ func (e *Env) NewSession(ctx context.Context, so SessionOptions) (*Session, erro
 		Environment:          e.environment(gate, reg),
 		Skills:               skillList,
 		MaxStopContinuations: set.Config.MaxStopContinuations,
-		ContextWindow:        contextWindow(spec, set, prov),
+		ContextWindow:        e.contextWindow(ctx, spec, set, prov),
 		Price:                price(spec, set),
 		Journal:              journal,
 		Restored:             restored,

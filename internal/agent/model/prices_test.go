@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/agentls/agentls/internal/agent"
+	"github.com/agentls/agentls/internal/agent/served"
 	"github.com/agentls/agentls/internal/config"
 )
 
@@ -98,5 +99,40 @@ func TestPriceOf(t *testing.T) {
 	}
 	if _, ok := PriceOf("replay:gpt-4o", nil); ok {
 		t.Error("a replay script got a price without one configured")
+	}
+}
+
+func TestLocalServer(t *testing.T) {
+	providers := map[string]config.Provider{
+		"ollama":   {BaseURL: "http://gpu-box:11434/v1"},
+		"lan":      {BaseURL: "http://192.168.1.20:8000/v1"},
+		"box":      {BaseURL: "http://localhost:1234/v1"},
+		"cloud":    {BaseURL: "https://api.together.xyz/v1"},
+		"gateway":  {Type: config.ProviderAnthropic, BaseURL: "http://127.0.0.1:4000"},
+		"together": {Type: config.ProviderOpenAI, BaseURL: "https://8.8.8.8/v1"},
+	}
+	for _, c := range []struct {
+		spec string
+		want served.Server
+		ok   bool
+	}{
+		{"ollama:qwen3", served.Server{BaseURL: "http://gpu-box:11434/v1", Kind: served.Ollama}, true}, // named: wherever it points
+		{"llamacpp:m", served.Server{BaseURL: "http://localhost:8080/v1", Kind: served.LlamaCpp}, true},
+		{"vllm:Qwen/Qwen3-8B", served.Server{BaseURL: "http://localhost:8000/v1", Kind: served.VLLM}, true},
+		{"lan:m", served.Server{BaseURL: "http://192.168.1.20:8000/v1"}, true},
+		{"box:m", served.Server{BaseURL: "http://localhost:1234/v1"}, true},
+		{"cloud:m", served.Server{}, false},
+		{"together:m", served.Server{}, false},
+		{"gateway:claude-sonnet-4-5", served.Server{}, false}, // the Messages API has no such question
+		{"openai:gpt-4.1", served.Server{}, false},
+		{"anthropic:claude-sonnet-4-5", served.Server{}, false},
+		{"replay:s.json", served.Server{}, false},
+		{"nobody:m", served.Server{}, false},
+		{"ollama", served.Server{}, false},
+	} {
+		got, ok := LocalServer(c.spec, providers)
+		if ok != c.ok || got != c.want {
+			t.Errorf("LocalServer(%q) = %+v, %v; want %+v, %v", c.spec, got, ok, c.want, c.ok)
+		}
 	}
 }
