@@ -634,8 +634,14 @@ type recordingModel struct {
 	users []string
 }
 
-// ServeHTTP keeps the request's last user message and streams "ok".
+// ServeHTTP keeps the request's last user message and streams "ok". Any
+// other request (agentls asking a local server its context window) gets
+// the 404 a real server sends.
 func (m *recordingModel) ServeHTTP(w http.ResponseWriter, req *http.Request) {
+	if req.Method != http.MethodPost || !strings.HasSuffix(req.URL.Path, "/chat/completions") {
+		http.NotFound(w, req)
+		return
+	}
 	var body struct {
 		Messages []struct {
 			Role    string          `json:"role"`
