@@ -106,6 +106,9 @@ func cmdSessions(ctx context.Context, args []string, stdout, stderr io.Writer) i
 			return 0
 		}
 		printHistory(stdout, restored.History)
+		if line := usageLine(restored.Usage); line != "" {
+			fmt.Fprintln(stdout, line)
+		}
 		return 0
 	case "delete":
 		id, ok := needID()
@@ -160,6 +163,20 @@ func printHistory(w io.Writer, msgs []agent.Message) {
 			fmt.Fprintf(w, "← %s: %s\n", m.Name, firstLineOf(m.Content))
 		}
 	}
+}
+
+// usageLine sums up a session's tokens and, when every call was priced,
+// their estimated cost (recorded with each call at the price of its
+// time); "" when the provider reported no usage.
+func usageLine(u agent.Usage) string {
+	if u.IsZero() {
+		return ""
+	}
+	line := fmt.Sprintf("usage: %d tokens in (%d cached), %d out", u.Input, u.CacheRead, u.Output)
+	if u.Cost == nil {
+		return line + "; cost unknown (a model without a price)"
+	}
+	return line + "; cost " + agent.FormatCost(*u.Cost) + " (estimated)"
 }
 
 func firstLineOf(s string) string {

@@ -542,8 +542,14 @@ type slowModel struct {
 }
 
 // ServeHTTP counts the request into m.seen and holds it until the
-// request or the test ends, never answering.
+// request or the test ends, never answering. Any other request (agentls
+// asking a local server its context window) gets the 404 a real server
+// sends.
 func (m *slowModel) ServeHTTP(w http.ResponseWriter, req *http.Request) {
+	if req.Method != http.MethodPost || !strings.HasSuffix(req.URL.Path, "/chat/completions") {
+		http.NotFound(w, req)
+		return
+	}
 	io.Copy(io.Discard, req.Body)
 	m.mu.Lock()
 	m.requests++

@@ -22,6 +22,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"sync"
@@ -29,6 +30,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/agentls/agentls/internal/agent"
 	"github.com/agentls/agentls/internal/agent/openai/openaitest"
 )
 
@@ -183,8 +185,15 @@ func newFileRun(t *testing.T) *pluginRun {
 
 // provider makes the OpenAI-compatible endpoint url (openaitest's) the
 // model "rec:m".
-func (r *pluginRun) provider(url string) {
+func (r *pluginRun) provider(url string) { r.pricedProvider(url, "") }
+
+// pricedProvider is provider with the model's price (a config price
+// object; "" for none, so the model shows tokens only).
+func (r *pluginRun) pricedProvider(url, price string) {
 	cfg := fmt.Sprintf(`{"providers":{"rec":{"base_url":%q}}}`, url)
+	if price != "" {
+		cfg = fmt.Sprintf(`{"providers":{"rec":{"base_url":%q,"price":%s}}}`, url, price)
+	}
 	if err := os.MkdirAll(r.path("config", "agentls"), 0o700); err != nil {
 		r.t.Fatal(err)
 	}
@@ -625,8 +634,14 @@ type recordingModel struct {
 	users []string
 }
 
-// ServeHTTP keeps the request's last user message and streams "ok".
+// ServeHTTP keeps the request's last user message and streams "ok". Any
+// other request (agentls asking a local server its context window) gets
+// the 404 a real server sends.
 func (m *recordingModel) ServeHTTP(w http.ResponseWriter, req *http.Request) {
+	if req.Method != http.MethodPost || !strings.HasSuffix(req.URL.Path, "/chat/completions") {
+		http.NotFound(w, req)
+		return
+	}
 	var body struct {
 		Messages []struct {
 			Role    string          `json:"role"`
@@ -743,7 +758,7 @@ func TestNvimPluginHelp(t *testing.T) {
 		tags := []string{"agentls", "agentls.txt", "agentls-setup", ":AgentAsk", ":AgentCancel", ":AgentRevert",
 			":AgentLog", "agentls.status()", "agentls-asks", "agentls-saving", "agentls-install", "agentls-binary",
 			":AgentInstall", "agentls.install()", ":AgentChat", ":AgentQuickfix", "agentls-chat", "agentls-review",
-			"agentls-questions", "agentls-code-actions", "agentls.statusline()", "agentls.review_answer()", "agentls.chat()",
+			"agentls-questions", "agentls-code-actions", "agentls.statusline()", "agentls.usage()", "agentls.review_answer()", "agentls.chat()",
 			"agentls.quickfix()", "User_AgentlsReview", "User_AgentlsAsk", ":AgentSessions", ":AgentResume", "agentls-enable"}
 		r.env["AGENTLS_PLUGIN_DOC"] = doc
 		r.env["AGENTLS_PLUGIN_TAGS"] = strings.Join(tags, ",")
@@ -1118,7 +1133,9 @@ func TestNvimPluginNeverAnsweringPicker(t *testing.T) {
 // refused in Neovim's words and stays in the prompt. A grep result goes to the
 // quickfix list from the chat. A follow-up goes out in the same session:
 // the model sees the first exchange. The person's own AGENTS.md is named
-// in the chat (an instructions event).
+// in the chat (an instructions event). The model has a price: the
+// statusline shows the turn's tokens and cost while it runs, and each
+// turn ends in the chat with its tokens, its cost and the session's.
 func TestNvimPluginChatStreams(t *testing.T) {
 	eachNvim(t, func(t *testing.T) {
 		r := newFileRun(t)
@@ -1158,7 +1175,7 @@ func TestNvimPluginChatStreams(t *testing.T) {
 			}
 		})
 		t.Cleanup(srv.Close)
-		r.provider(srv.URL)
+		r.pricedProvider(srv.URL, `{"input":3,"output":15}`)
 		// The person's own AGENTS.md: the chat says the model reads it.
 		if err := os.WriteFile(r.path("config", "agentls", "AGENTS.md"), []byte("Answer in three lines.\n"), 0o600); err != nil {
 			t.Fatal(err)
@@ -1246,6 +1263,23 @@ func TestNvimPluginChatStreams(t *testing.T) {
 		last := reqs[len(reqs)-1]
 		if !strings.Contains(last.Text(), "Third line.") || !strings.Contains(last.Text(), "And now?") {
 			r.errorf("the follow-up's request lacks the first answer or the question: the session did not carry over\n%s", last.Text())
+		}
+		// Tokens and cost: $3 a million in, $15 out, for what the server billed.
+		if !regexp.MustCompile(` · [0-9.]+k? tokens · \$[0-9.]+$`).MatchString(got.Streaming.Statusline) {
+			r.errorf("statusline while streaming %q, want the turn's tokens and cost at its end", got.Streaming.Statusline)
+		}
+		usageLine := regexp.MustCompile(`^_[0-9,]+ tokens in, [0-9,]+ out · \$[0-9.]+ \(session (\$[0-9.]+)\)_$`)
+		var ends []string
+		for _, l := range got.LinesAfter {
+			if m := usageLine.FindStringSubmatch(l); m != nil {
+				ends = append(ends, m[1])
+			}
+		}
+		billed := srv.Usage()
+		session := agent.FormatCost((float64(billed.Input)*3 + float64(billed.Output)*15) / 1e6)
+		if len(ends) != 2 || ends[1] != session {
+			r.errorf("the chat's turn usage lines give the session's cost %q, want two turns, the last at %s (billed %+v):\n%s",
+				ends, session, billed, after)
 		}
 	})
 }

@@ -216,8 +216,14 @@ func (s *Session) summarize(ctx context.Context, req Request) (int, error) {
 		// The plan outlives the conversation that made it.
 		summary += "\n\nYour todo list (keep it current with the todos tool):\n" + tools.FormatTodos(todos)
 	}
-	s.addUsage(resp.Usage)
+	// The summary's call is the running turn's (none when compacting
+	// between turns) and the session's.
+	u := s.priced(resp.Usage)
+	s.addUsage(u)
 	s.mu.Lock()
+	if t := s.current; t != nil {
+		t.addUsage(u)
+	}
 	if len(s.history) < k { // cannot happen while the turn runs; be safe
 		s.mu.Unlock()
 		return 0, nil

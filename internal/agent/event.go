@@ -94,7 +94,10 @@ type Event struct {
 	Command    string `json:"command,omitempty"`
 	ExitCode   *int   `json:"exit_code,omitempty"`
 	DurationMS *int64 `json:"duration_ms,omitempty"`
-	// Usage events (and turn_end: the turn's and session's totals).
+	// Usage events: the model call's tokens (Usage), the turn's so far
+	// (TurnUsage, subagents' included) and the session's (SessionUsage);
+	// turn_end has the last two. Each carries its cost when the model's
+	// price is known (Usage.Cost).
 	Usage        *Usage `json:"usage,omitempty"`
 	TurnUsage    *Usage `json:"turn_usage,omitempty"`
 	SessionUsage *Usage `json:"session_usage,omitempty"`
@@ -127,7 +130,7 @@ func (e Event) String() string {
 		return fmt.Sprintf("permission %s: %s %s (%s)", e.Decision, e.Tool, e.Scope, e.Source)
 	case EventTurnEnd:
 		if e.TurnUsage != nil {
-			return fmt.Sprintf("turn ended: %s (%d tokens in, %d out)", e.Reason, e.TurnUsage.Input, e.TurnUsage.Output)
+			return fmt.Sprintf("turn ended: %s (%d tokens in, %d out%s)", e.Reason, e.TurnUsage.Input, e.TurnUsage.Output, costSuffix(e.TurnUsage))
 		}
 		return "turn ended: " + e.Reason
 	case EventTextDelta, EventThinkingDelta:
@@ -136,7 +139,7 @@ func (e Event) String() string {
 		return "thinking: " + e.Text
 	case EventUsage:
 		if e.Usage != nil {
-			return fmt.Sprintf("usage: %d tokens in (%d cached), %d out", e.Usage.Input, e.Usage.CacheRead, e.Usage.Output)
+			return fmt.Sprintf("usage: %d tokens in (%d cached), %d out%s", e.Usage.Input, e.Usage.CacheRead, e.Usage.Output, costSuffix(e.Usage))
 		}
 	case EventCompaction, EventWarning:
 		return e.Message
@@ -160,6 +163,14 @@ func (e Event) String() string {
 	}
 	b, _ := json.Marshal(e)
 	return string(b)
+}
+
+// costSuffix is ", $0.012" when u's cost is known, else nothing.
+func costSuffix(u *Usage) string {
+	if u.Cost == nil {
+		return ""
+	}
+	return ", " + FormatCost(*u.Cost)
 }
 
 func compact(raw json.RawMessage) string {

@@ -154,6 +154,10 @@ func TestEventString(t *testing.T) {
 		{agent.Event{Type: agent.EventToolResult, Name: "view", IsError: ptr(false), Content: ptr("1\n2\n3\n4\n5")}, "← view (ok): 1\n2\n3\n…"},
 		{agent.Event{Type: agent.EventPermission, Decision: "deny", Tool: "edit", Scope: "/w/a.go", Source: "user"}, "permission deny: edit /w/a.go (user)"},
 		{agent.Event{Type: agent.EventTurnEnd, Reason: agent.ReasonMaxSteps}, "turn ended: max_steps"},
+		{agent.Event{Type: agent.EventTurnEnd, Reason: agent.ReasonCompleted, TurnUsage: &agent.Usage{Input: 1200, Output: 300}}, "turn ended: completed (1200 tokens in, 300 out)"},
+		{agent.Event{Type: agent.EventTurnEnd, Reason: agent.ReasonCompleted, TurnUsage: &agent.Usage{Input: 1200, Output: 300, Cost: ptr(0.0081)}}, "turn ended: completed (1200 tokens in, 300 out, $0.0081)"},
+		{agent.Event{Type: agent.EventUsage, Usage: &agent.Usage{Input: 1200, CacheRead: 1000, Output: 300}}, "usage: 1200 tokens in (1000 cached), 300 out"},
+		{agent.Event{Type: agent.EventUsage, Usage: &agent.Usage{Input: 1200, CacheRead: 1000, Output: 300, Cost: ptr(1.234)}}, "usage: 1200 tokens in (1000 cached), 300 out, $1.23"},
 		{agent.Event{Type: agent.EventError, Message: "no key"}, "error: no key"},
 		{agent.Event{Type: "future", Text: "x"}, `{"type":"future","text":"x"}`},
 	}

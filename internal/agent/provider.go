@@ -94,13 +94,40 @@ type Usage struct {
 	// CacheWrite are prompt tokens written to it.
 	CacheRead  int `json:"cache_read_tokens,omitempty"`
 	CacheWrite int `json:"cache_write_tokens,omitempty"`
+	// Cost is what the tokens cost in US dollars (an estimate from the
+	// model's Price), nil when the price is unknown: a person is shown
+	// tokens only, never a cost of 0 that nobody knows. A sum has a cost
+	// only when every part with tokens had one. Never written through:
+	// usages share it.
+	Cost *float64 `json:"cost_usd,omitempty"`
 }
 
-// Add sums two usages.
+// Add sums two usages. The cost is the sum of both costs; it is unknown
+// when a part with tokens has none (a usage without tokens or cost adds
+// nothing, so Usage{} is where sums start).
 func (u Usage) Add(o Usage) Usage {
-	return Usage{Input: u.Input + o.Input, Output: u.Output + o.Output,
+	sum := Usage{Input: u.Input + o.Input, Output: u.Output + o.Output,
 		CacheRead: u.CacheRead + o.CacheRead, CacheWrite: u.CacheWrite + o.CacheWrite}
+	switch {
+	case o.Cost == nil && !o.hasTokens():
+		sum.Cost = u.Cost
+	case u.Cost == nil && !u.hasTokens():
+		sum.Cost = o.Cost
+	case u.Cost != nil && o.Cost != nil:
+		c := *u.Cost + *o.Cost
+		sum.Cost = &c
+	}
+	return sum
 }
+
+// hasTokens reports whether u counts any token.
+func (u Usage) hasTokens() bool {
+	return u.Input != 0 || u.Output != 0 || u.CacheRead != 0 || u.CacheWrite != 0
+}
+
+// IsZero reports whether u counts nothing: no token and no cost (a
+// provider that reports no usage).
+func (u Usage) IsZero() bool { return !u.hasTokens() && u.Cost == nil }
 
 // Stream receives what a provider streams while a call runs. Either
 // function may be nil. They run on the provider's goroutine and must not

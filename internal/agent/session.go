@@ -64,6 +64,9 @@ type Config struct {
 	// means unknown (a conservative default is used, and a provider's
 	// "too long" answer teaches the real one).
 	ContextWindow int
+	// Price is what the model's tokens cost; nil means unknown, and the
+	// session's usage then counts tokens only (Usage.Cost stays nil).
+	Price *Price
 	// Journal keeps every message, compaction and usage as it happens;
 	// nil keeps the conversation in memory only.
 	Journal Journal
@@ -150,9 +153,19 @@ func (s *Session) Usage() Usage {
 // compaction assumes.
 func (s *Session) ContextWindow() int { return s.window() }
 
-// addUsage adds one call's usage to the session and journals it.
+// priced is u with its cost when the model's price is known.
+func (s *Session) priced(u Usage) Usage {
+	if s.cfg.Price == nil {
+		return u
+	}
+	return s.cfg.Price.Priced(u)
+}
+
+// addUsage adds one call's usage (priced) to the session and journals
+// it: the journal keeps each call's cost at the price of its time, so a
+// resumed session with another model or price still sums right.
 func (s *Session) addUsage(u Usage) {
-	if u == (Usage{}) {
+	if u.IsZero() {
 		return
 	}
 	s.mu.Lock()
@@ -272,7 +285,7 @@ func (s *Session) run(ctx context.Context, t *Turn, prompt string, emit func(Eve
 		turnUsage := t.usageSoFar()
 		r.Usage = turnUsage
 		e := Event{Type: EventTurnEnd, Reason: r.Reason}
-		if su := s.Usage(); su != (Usage{}) { // providers that report none show none
+		if su := s.Usage(); !su.IsZero() { // providers that report none show none
 			e.TurnUsage, e.SessionUsage = &turnUsage, &su
 		}
 		send(e)
@@ -392,11 +405,12 @@ func (s *Session) call(ctx context.Context, t *Turn, req Request, send func(Even
 			return Response{}, fmt.Errorf("model %s: %w", s.cfg.Provider.Name(), err)
 		}
 		s.calibrate(req, resp.Usage)
-		s.addUsage(resp.Usage)
-		t.addUsage(resp.Usage)
-		if resp.Usage != (Usage{}) {
-			u, su := resp.Usage, s.Usage()
-			send(Event{Type: EventUsage, Usage: &u, SessionUsage: &su})
+		u := s.priced(resp.Usage)
+		s.addUsage(u)
+		t.addUsage(u)
+		if !u.IsZero() {
+			tu, su := t.usageSoFar(), s.Usage()
+			send(Event{Type: EventUsage, Usage: &u, TurnUsage: &tu, SessionUsage: &su})
 		}
 		for _, th := range resp.Thinking {
 			if th.Text != "" {

@@ -51,6 +51,7 @@ func (s *Session) runSubagent(ctx context.Context, t *Turn, callID, prompt, desc
 		Hooks:         toolHooks,
 		HookDir:       s.cfg.HookDir,
 		ContextWindow: s.cfg.ContextWindow,
+		Price:         s.cfg.Price,
 		ParentScope:   scope,
 	})
 	defer child.CloseHooks()
@@ -62,6 +63,7 @@ func (s *Session) runSubagent(ctx context.Context, t *Turn, callID, prompt, desc
 	if err != nil {
 		return "", err
 	}
+	// Its usage, priced as it went, is the turn's and the session's.
 	res := turn.Wait()
 	u := res.Usage
 	s.addUsage(u)

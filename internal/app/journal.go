@@ -139,25 +139,13 @@ func (e *Env) loadRecords(ctx context.Context, st *store.Store, id string) (agen
 	return restored, nil
 }
 
-// contextWindow is the model's window: a setting for the model or its
-// provider, what the provider knows, else the published figure.
-func contextWindow(spec string, set Settings, prov agent.Provider) int {
-	name, m, _ := strings.Cut(spec, ":")
-	if p, ok := set.Config.Providers[name]; ok {
-		if w := p.Models[m].ContextWindow; w > 0 {
-			return w
-		}
-		if p.ContextWindow > 0 {
-			return p.ContextWindow
-		}
+// price is what spec's model costs (the settings' price, else agentls's
+// estimate); nil when nobody knows, so the session counts tokens only.
+func price(spec string, set Settings) *agent.Price {
+	if p, ok := model.PriceOf(spec, set.Config.Providers); ok {
+		return &p
 	}
-	if w, ok := prov.(agent.Windowed); ok && w.ContextWindow() > 0 {
-		return w.ContextWindow()
-	}
-	if l, ok := model.KnownLimits(m); ok {
-		return l.Window
-	}
-	return 0
+	return nil
 }
 
 // StoredSession reads a stored session of this workspace: its description

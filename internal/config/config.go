@@ -75,8 +75,56 @@ type Provider struct {
 	// Thinking is extended thinking for the models of an Anthropic
 	// provider: off or a budget in tokens; unset means off.
 	Thinking Thinking `json:"thinking,omitempty"`
-	// Models sets limits per model name, over ContextWindow and Thinking.
+	// Price is what this provider's models cost, for those without their
+	// own (Models) — over agentls's price table.
+	Price *Price `json:"price,omitempty"`
+	// Models sets limits per model name, over ContextWindow, Thinking and
+	// Price.
 	Models map[string]ModelLimits `json:"models,omitempty"`
+}
+
+// Price is a model's price in US dollars per million tokens, over
+// agentls's own estimates (a new model, a negotiated rate, a local model
+// that costs nothing). Input and Output are required; CachedInput and
+// CacheWrite default to Input.
+type Price struct {
+	Input       *float64 `json:"input,omitempty"`
+	CachedInput *float64 `json:"cached_input,omitempty"`
+	CacheWrite  *float64 `json:"cache_write,omitempty"`
+	Output      *float64 `json:"output,omitempty"`
+}
+
+// clone copies p, so a merged config shares nothing with its sources.
+func (p *Price) clone() *Price {
+	if p == nil {
+		return nil
+	}
+	cp := func(v *float64) *float64 {
+		if v == nil {
+			return nil
+		}
+		return ptr(*v)
+	}
+	return &Price{Input: cp(p.Input), CachedInput: cp(p.CachedInput), CacheWrite: cp(p.CacheWrite), Output: cp(p.Output)}
+}
+
+// validate names what is wrong with the price at key.
+func (p *Price) validate(key string) error {
+	if p == nil {
+		return nil
+	}
+	if p.Input == nil || p.Output == nil {
+		return fmt.Errorf("%s needs input and output (US dollars per million tokens; 0 for a model that costs nothing)", key)
+	}
+	for _, f := range []struct {
+		name string
+		v    *float64
+	}{{"input", p.Input}, {"cached_input", p.CachedInput}, {"cache_write", p.CacheWrite}, {"output", p.Output}} {
+		if f.v != nil && !(*f.v >= 0 && *f.v < 1e6) {
+			return fmt.Errorf("%s.%s is %v: give US dollars per million tokens, 0 or more", key, f.name, *f.v)
+		}
+	}
+	return nil
 }
 
 // Provider types (Provider.Type).
@@ -89,6 +137,7 @@ const (
 type ModelLimits struct {
 	ContextWindow int      `json:"context_window,omitempty"`
 	Thinking      Thinking `json:"thinking,omitempty"`
+	Price         *Price   `json:"price,omitempty"`
 }
 
 // Thinking is a thinking setting: 0 is unset, ThinkingOff turns thinking
@@ -257,12 +306,18 @@ func Merge(base, over Config) Config {
 			if v.ContextWindow != 0 {
 				p.ContextWindow = v.ContextWindow
 			}
+			if v.Price != nil {
+				p.Price = v.Price.clone()
+			}
 			if len(v.Models) > 0 {
 				models := maps.Clone(p.Models)
 				if models == nil {
 					models = map[string]ModelLimits{}
 				}
-				maps.Copy(models, v.Models)
+				for name, m := range v.Models {
+					m.Price = m.Price.clone()
+					models[name] = m
+				}
 				p.Models = models
 			}
 			merged[k] = p

@@ -56,6 +56,21 @@ func TestParse(t *testing.T) {
 				"lm":        {Type: "openai", BaseURL: "http://lm/v1"},
 			}},
 		},
+		{
+			name: "prices",
+			data: `{"providers":{"ollama":{"price":{"input":0,"output":0}},
+				"anthropic":{"models":{"claude-new":{"price":{"input":4,"cached_input":0.4,"cache_write":5,"output":20}}}}}}`,
+			want: config.Config{Providers: map[string]config.Provider{
+				"ollama": {Price: &config.Price{Input: ptr(0.0), Output: ptr(0.0)}},
+				"anthropic": {Models: map[string]config.ModelLimits{"claude-new": {Price: &config.Price{
+					Input: ptr(4.0), CachedInput: ptr(0.4), CacheWrite: ptr(5.0), Output: ptr(20.0)}}}},
+			}},
+		},
+		{name: "price without output", data: `{"providers":{"x":{"price":{"input":1}}}}`, errPart: []string{"providers.x.price needs input and output"}},
+		{name: "empty price", data: `{"providers":{"x":{"models":{"m":{"price":{}}}}}}`, errPart: []string{`providers.x.models["m"].price needs input and output`}},
+		{name: "negative price", data: `{"providers":{"x":{"price":{"input":1,"output":2,"cached_input":-1}}}}`, errPart: []string{"providers.x.price.cached_input is -1"}},
+		{name: "price as text", data: `{"providers":{"x":{"price":{"input":"$3","output":2}}}}`, errPart: []string{"cfg.json", "input"}},
+		{name: "unknown price key", data: `{"providers":{"x":{"price":{"input":1,"output":2,"cached":1}}}}`, errPart: []string{`"cached"`}},
 		{name: "bad provider type", data: `{"providers":{"x":{"type":"gemini","base_url":"http://x"}}}`, errPart: []string{"providers.x.type", `"gemini"`, `"openai"`, `"anthropic"`}},
 		{name: "thinking budget too small", data: `{"providers":{"anthropic":{"thinking":500}}}`, errPart: []string{"providers.anthropic.thinking is 500", "at least 1024", `"off"`}},
 		{name: "model thinking budget too small", data: `{"providers":{"anthropic":{"models":{"m":{"thinking":10}}}}}`, errPart: []string{`providers.anthropic.models["m"].thinking is 10`}},
@@ -212,6 +227,21 @@ func TestMerge(t *testing.T) {
 		config.Config{Providers: map[string]config.Provider{"gw": {Thinking: config.ThinkingOff}}})
 	if gw := m.Providers["gw"]; gw.Type != "anthropic" || gw.BaseURL != "http://gw" || gw.Thinking != config.ThinkingOff || gw.Thinking.Budget() != 0 {
 		t.Errorf("merged provider %+v, want type and base_url kept and thinking off", gw)
+	}
+	// A price replaces the lower source's whole price; the result shares
+	// no price with either argument.
+	low := config.Config{Providers: map[string]config.Provider{"gw": {BaseURL: "http://gw", Price: &config.Price{Input: ptr(1.0), Output: ptr(2.0)},
+		Models: map[string]config.ModelLimits{"m": {ContextWindow: 9000}}}}}
+	high := config.Config{Providers: map[string]config.Provider{"gw": {Price: &config.Price{Input: ptr(3.0), Output: ptr(4.0)},
+		Models: map[string]config.ModelLimits{"m": {Price: &config.Price{Input: ptr(5.0), Output: ptr(6.0)}}}}}}
+	m = config.Merge(low, high)
+	gw := m.Providers["gw"]
+	if gw.BaseURL != "http://gw" || *gw.Price.Input != 3 || *gw.Price.Output != 4 || gw.Price.CachedInput != nil || *gw.Models["m"].Price.Output != 6 {
+		t.Errorf("merged prices %+v, models %+v", gw.Price, gw.Models)
+	}
+	*gw.Price.Input, *gw.Models["m"].Price.Input = 99, 99
+	if *high.Providers["gw"].Price.Input != 3 || *high.Providers["gw"].Models["m"].Price.Input != 5 {
+		t.Error("the merged prices alias the over argument's")
 	}
 	if b, err := config.Thinking(8000).MarshalJSON(); err != nil || string(b) != "8000" {
 		t.Errorf("Thinking(8000) marshals as %s, %v", b, err)

@@ -97,7 +97,13 @@ func (c Config) Validate() error {
 		if p.ContextWindow != 0 && p.ContextWindow < 1024 {
 			errs = append(errs, fmt.Errorf("providers.%s.context_window is %d: give the model's window in tokens (at least 1024)", name, p.ContextWindow))
 		}
+		if err := p.Price.validate("providers." + name + ".price"); err != nil {
+			errs = append(errs, err)
+		}
 		for _, m := range slices.Sorted(mapKeys(p.Models)) {
+			if err := p.Models[m].Price.validate(fmt.Sprintf("providers.%s.models[%q].price", name, m)); err != nil {
+				errs = append(errs, err)
+			}
 			if w := p.Models[m].ContextWindow; w != 0 && w < 1024 {
 				errs = append(errs, fmt.Errorf("providers.%s.models[%q].context_window is %d: give the model's window in tokens (at least 1024)", name, m, w))
 			}

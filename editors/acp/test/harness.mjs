@@ -50,6 +50,13 @@ export function worldEnv(world) {
   return env;
 }
 
+/** Writes agentls's user config file (config.json) in the world's home. */
+export function writeConfig(world, cfg) {
+  const dir = path.join(world.home, 'config', 'agentls');
+  fs.mkdirSync(dir, { recursive: true });
+  fs.writeFileSync(path.join(dir, 'config.json'), JSON.stringify(cfg));
+}
+
 /** Writes a replay script and returns its path. */
 export function writeScript(world, name, turns) {
   const p = path.join(world.top, name);

@@ -9,7 +9,7 @@ import { test } from 'node:test';
 
 import * as acp from '@agentclientprotocol/sdk';
 
-import { Editor, makeWorld, writeScript } from './harness.mjs';
+import { Editor, makeWorld, writeConfig, writeScript } from './harness.mjs';
 
 test('session/cancel stops a running command: stopReason cancelled', async (t) => {
   const world = makeWorld({ 'a.txt': 'a\n' });
@@ -199,6 +199,30 @@ test('the todos become plan updates, and each model step a usage_update with the
   const usage = ed.of(sessionId, 'usage_update');
   assert.deepEqual(usage.map((u) => u.used), [1280, 1420]);
   assert.ok(usage.every((u) => u.size > 0), `no context window size: ${JSON.stringify(usage)}`);
+  // The replay model has no price: tokens only, never a cost of 0.
+  assert.ok(usage.every((u) => !('cost' in u)), `an unpriced model has a cost: ${JSON.stringify(usage)}`);
+});
+
+test('with a price for the model, each usage_update carries the session\'s cost so far, in USD', async (t) => {
+  const world = makeWorld({ 'a.txt': 'alpha\n' });
+  // $3 a million prompt tokens ($0.30 cached), $15 a million answer tokens.
+  writeConfig(world, { providers: { replay: { price: { input: 3, cached_input: 0.3, output: 15 } } } });
+  const script = writeScript(world, 'script.json', [
+    { text: 'Reading.', tool_calls: [{ name: 'view', input: { file_path: 'a.txt' } }],
+      usage: { input_tokens: 1000, cache_read_tokens: 800, output_tokens: 100 } },
+    { text: 'It says alpha.', usage: { input_tokens: 1200, output_tokens: 50 } },
+  ]);
+  const ed = new Editor(world, { fs: {} });
+  t.after(() => ed.stop());
+  await ed.start(script);
+  const { sessionId } = await ed.newSession();
+  assert.equal((await ed.prompt(sessionId, 'what does a.txt say?')).stopReason, 'end_turn');
+  const usage = ed.of(sessionId, 'usage_update');
+  assert.deepEqual(usage.map((u) => u.used), [1100, 1250]);
+  assert.deepEqual(usage.map((u) => u.cost?.currency), ['USD', 'USD']);
+  // (200×3 + 800×0.30 + 100×15) / 1e6, then (1200×3 + 50×15) / 1e6 more.
+  const want = [0.00234, 0.00669];
+  usage.forEach((u, i) => assert.ok(Math.abs(u.cost.amount - want[i]) < 1e-12, `usage_update ${i}: cost ${JSON.stringify(u.cost)}, want ${want[i]}`));
 });
 
 test('/revert undoes this session\'s own last turn, never another session\'s on the same workspace', async (t) => {

@@ -53,6 +53,8 @@ export interface Usage {
   output_tokens: number;
   cache_read_tokens?: number;
   cache_write_tokens?: number;
+  /** US dollars, estimated; absent when the model's price is unknown. */
+  cost_usd?: number;
 }
 
 /** One hunk of a change: the old and new text of the lines it covers. */

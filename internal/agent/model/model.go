@@ -6,6 +6,7 @@ import (
 	"cmp"
 	"errors"
 	"fmt"
+	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
@@ -15,7 +16,9 @@ import (
 	"github.com/agentls/agentls/internal/agent/openai"
 	"github.com/agentls/agentls/internal/agent/remote"
 	"github.com/agentls/agentls/internal/agent/replay"
+	"github.com/agentls/agentls/internal/agent/served"
 	"github.com/agentls/agentls/internal/config"
+	"github.com/agentls/agentls/internal/netdest"
 )
 
 // Source is one place a model string may come from, highest first.
@@ -153,4 +156,40 @@ func New(spec string, o Options) (agent.Provider, error) {
 			ContextWindow: limits.Window, MaxOutput: limits.MaxOutput}, ThinkingBudget: thinking.Budget()})
 	}
 	return openai.New(openai.Config{Endpoint: remote.Endpoint{BaseURL: b.baseURL, APIKey: key, KeyEnv: b.keyEnv, Model: model, Name: spec}})
+}
+
+// LocalServer is the server of spec's model when agentls can ask it what
+// context window it serves (package served): a built-in local provider
+// (ollama, llamacpp, vllm, wherever its base_url points), or another
+// OpenAI-compatible provider whose base_url is on this machine or a
+// private network (any kind, asked each way). Remote APIs and Anthropic's
+// are never asked.
+func LocalServer(spec string, providers map[string]config.Provider) (served.Server, bool) {
+	name, m, ok := strings.Cut(spec, ":")
+	if !ok || m == "" || name == "replay" {
+		return served.Server{}, false
+	}
+	b, isKnown := known(name)
+	p, configured := providers[name]
+	if !isKnown && !configured {
+		return served.Server{}, false
+	}
+	if p.BaseURL != "" {
+		b.baseURL = p.BaseURL
+	}
+	if !isKnown {
+		b.typ = cmp.Or(p.Type, config.ProviderOpenAI)
+	}
+	if b.typ != config.ProviderOpenAI || b.baseURL == "" {
+		return served.Server{}, false
+	}
+	switch kind := served.Kind(name); kind {
+	case served.Ollama, served.LlamaCpp, served.VLLM:
+		return served.Server{BaseURL: b.baseURL, Kind: kind}, true
+	}
+	u, err := url.Parse(b.baseURL)
+	if err != nil || !netdest.Local(u.Hostname()) {
+		return served.Server{}, false
+	}
+	return served.Server{BaseURL: b.baseURL}, true
 }

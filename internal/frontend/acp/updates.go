@@ -27,6 +27,13 @@ type translator struct {
 	// current is the ACP id of the tool call that runs now (asks name it).
 	current   string
 	compacted bool
+	// used is what the last step put in the context window; cost is the
+	// session's cost the client last got (sentCost: any), so a turn's end
+	// can tell it what calls without a step of their own added (a
+	// subagent's last, a compaction's summary).
+	used     int
+	cost     float64
+	sentCost bool
 }
 
 func newTranslator(ss *session) *translator { return &translator{ss: ss} }
@@ -115,14 +122,29 @@ func (t *translator) updates(e agent.Event) []sdk.SessionUpdate {
 		if e.Usage != nil && e.ParentID == "" {
 			// What the last step put in the context window: its prompt
 			// and its answer. A subagent's window is its own.
-			return one(sdk.SessionUpdate{UsageUpdate: &sdk.SessionUsageUpdate{
-				SessionUpdate: "usage_update", Used: e.Usage.Input + e.Usage.Output, Size: t.ss.as.ContextWindow(),
-			}})
+			t.used = e.Usage.Input + e.Usage.Output
+			return one(t.usageUpdate(e.SessionUsage))
+		}
+	case agent.EventTurnEnd:
+		if e.ParentID == "" && t.used > 0 && e.SessionUsage != nil && e.SessionUsage.Cost != nil && (!t.sentCost || *e.SessionUsage.Cost != t.cost) {
+			return one(t.usageUpdate(e.SessionUsage))
 		}
 	}
-	// turn_start, turn_end, error (the prompt's response carries them),
-	// hook runs.
+	// turn_start, turn_end (but for a cost its steps did not report),
+	// error (the prompt's response carries them), hook runs.
 	return nil
+}
+
+// usageUpdate is a usage_update with the last step's use of the window
+// and, when the model's price is known, the session's cost so far (ACP's
+// cost is cumulative).
+func (t *translator) usageUpdate(session *agent.Usage) sdk.SessionUpdate {
+	u := &sdk.SessionUsageUpdate{SessionUpdate: "usage_update", Used: t.used, Size: t.ss.as.ContextWindow()}
+	if session != nil && session.Cost != nil {
+		u.Cost = &sdk.Cost{Amount: *session.Cost, Currency: "USD"}
+		t.cost, t.sentCost = *session.Cost, true
+	}
+	return sdk.SessionUpdate{UsageUpdate: u}
 }
 
 // chunk streams text: every delta is sent and marks the step streamed;

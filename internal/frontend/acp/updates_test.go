@@ -139,20 +139,44 @@ func TestPlanFromTodos(t *testing.T) {
 }
 
 // TestUsageUpdate: each model step's usage becomes a usage_update with
-// what the step put in the context window and the window's size; a
-// subagent's steps do not (its window is its own).
+// what the step put in the context window, the window's size and, when
+// the model has a price, the session's cost so far; a subagent's steps do
+// not (its window is its own); a turn's end sends the cost again only
+// when calls without a step of their own changed it.
 func TestUsageUpdate(t *testing.T) {
 	ss, _ := bareSession(t)
 	ss.as.Session = agent.NewSession("s1", agent.Config{ContextWindow: 200_000})
-	got := ss.tr.updates(agent.Event{Type: agent.EventUsage, Usage: &agent.Usage{Input: 1200, Output: 300, CacheRead: 1000}})
-	if len(got) != 1 || got[0].UsageUpdate == nil {
-		t.Fatalf("updates %+v, want one usage_update", got)
-	}
-	b, _ := json.Marshal(got[0])
-	if string(b) != `{"sessionUpdate":"usage_update","size":200000,"used":1500}` {
-		t.Errorf("usage_update = %s", b)
-	}
-	if got := ss.tr.updates(agent.Event{Type: agent.EventUsage, ParentID: "call_1", Usage: &agent.Usage{Input: 5}}); len(got) != 0 {
-		t.Errorf("a subagent's usage became %+v", got)
+	usd := func(v float64) *float64 { return &v }
+	for _, c := range []struct {
+		name string
+		e    agent.Event
+		want string // "" for no update
+	}{
+		{"an unpriced step", agent.Event{Type: agent.EventUsage, Usage: &agent.Usage{Input: 1200, Output: 300, CacheRead: 1000},
+			SessionUsage: &agent.Usage{Input: 1200, Output: 300}},
+			`{"sessionUpdate":"usage_update","size":200000,"used":1500}`},
+		{"its turn's end", agent.Event{Type: agent.EventTurnEnd, SessionUsage: &agent.Usage{Input: 1200, Output: 300}}, ""},
+		{"a priced step", agent.Event{Type: agent.EventUsage, Usage: &agent.Usage{Input: 2000, Output: 100, Cost: usd(0.0075)},
+			SessionUsage: &agent.Usage{Input: 3200, Output: 400, Cost: usd(0.0123)}},
+			`{"cost":{"amount":0.0123,"currency":"USD"},"sessionUpdate":"usage_update","size":200000,"used":2100}`},
+		{"a subagent's step", agent.Event{Type: agent.EventUsage, ParentID: "call_1", Usage: &agent.Usage{Input: 5, Cost: usd(1)},
+			SessionUsage: &agent.Usage{Input: 5, Cost: usd(1)}}, ""},
+		{"a subagent's turn end", agent.Event{Type: agent.EventTurnEnd, ParentID: "call_1", SessionUsage: &agent.Usage{Input: 5, Cost: usd(1)}}, ""},
+		{"a turn end at the cost sent", agent.Event{Type: agent.EventTurnEnd, SessionUsage: &agent.Usage{Input: 3200, Cost: usd(0.0123)}}, ""},
+		{"a turn end after the subagent's calls", agent.Event{Type: agent.EventTurnEnd, SessionUsage: &agent.Usage{Input: 3205, Cost: usd(1.0123)}},
+			`{"cost":{"amount":1.0123,"currency":"USD"},"sessionUpdate":"usage_update","size":200000,"used":2100}`},
+	} {
+		got := ss.tr.updates(c.e)
+		switch {
+		case c.want == "" && len(got) != 0:
+			b, _ := json.Marshal(got)
+			t.Errorf("%s: sent %s, want nothing", c.name, b)
+		case c.want != "" && (len(got) != 1 || got[0].UsageUpdate == nil):
+			t.Errorf("%s: updates %+v, want one usage_update", c.name, got)
+		case c.want != "":
+			if b, _ := json.Marshal(got[0]); string(b) != c.want {
+				t.Errorf("%s: usage_update = %s\nwant %s", c.name, b, c.want)
+			}
+		}
 	}
 }

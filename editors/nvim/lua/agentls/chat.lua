@@ -1,12 +1,14 @@
 -- :AgentChat, one markdown buffer per session: what you asked, the answer
 -- as it streams (text_delta), tool calls as folded lines that open to
--- their output, the session's todos, and a prompt area at the bottom whose
--- text goes out as a follow-up (agentls.ask with the same sessionId).
+-- their output, the session's todos, each turn's tokens and cost, and a
+-- prompt area at the bottom whose text goes out as a follow-up
+-- (agentls.ask with the same sessionId).
 --
 -- Each block of the buffer starts at an extmark, so a block can be
 -- replaced in place (a streamed answer growing, a tool call getting its
 -- result) while you type in the prompt area below.
 local render = require('agentls.chat_render')
+local usage = require('agentls.usage')
 local state = require('agentls.state')
 local util = require('agentls.util')
 
@@ -304,6 +306,10 @@ function M.event(ev, client_id)
     chat.stream, chat.thinking = nil, nil
     if ev.reason ~= 'completed' then
       add(chat, { kind = 'ended', reason = ev.reason })
+    end
+    local line = usage.line(ev.turn_usage, ev.session_usage)
+    if line then
+      add(chat, { kind = 'usage', text = line })
     end
   end
 end

@@ -98,6 +98,11 @@ function M.notice(b)
   return { '_' .. tostring(b.text) .. '_', '' }
 end
 
+-- usage is a turn's tokens and cost (usage.line), under its answer.
+function M.usage(b)
+  return { '_' .. tostring(b.text) .. '_', '' }
+end
+
 function M.ended(b)
   return { '_turn ended: ' .. tostring(b.reason) .. '_', '' }
 end

@@ -96,7 +96,7 @@ local function forget(id)
   end
   state.roots[id], state.ready[id], state.queue[id] = nil, nil, nil
   state.turns[id], state.last_turn[id] = nil, nil
-  state.step[id], state.plan[id], state.changed[id], state.sessions[id] = nil, nil, nil, nil
+  state.step[id], state.plan[id], state.changed[id], state.sessions[id], state.usage[id] = nil, nil, nil, nil, nil
   asks.ended(id)
   question.ended(id)
   review.turn_ended(id)

@@ -255,6 +255,7 @@ end
 
 M.status = status.status
 M.statusline = status.statusline
+M.usage = status.usage
 
 --- stop shuts every agentls client down.
 function M.stop()

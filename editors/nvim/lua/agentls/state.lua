@@ -17,6 +17,7 @@ return {
   config_problem = nil, -- why the config file did not load, as a server said
   step = {}, -- client id -> what the running turn does now ("view main.go")
   plan = {}, -- client id -> the plan's progress ("2/5: writing the fix")
+  usage = {}, -- client id -> { turn = , session = } usage of the running or last turn (see usage.lua)
   changed = {}, -- client id -> the last turn that changed files (for revert)
   sessions = {}, -- client id -> session id
   log = { lines = {}, titles = {} }, -- the transcript behind :AgentLog

@@ -1,7 +1,9 @@
 -- What the agent is doing, for statuslines: status() in three words,
--- statusline() with the running step and, after a turn that changed
--- files, the revert next to it. Both read state; events() keeps the step.
+-- statusline() with the running step and the turn's tokens and cost, and,
+-- after a turn that changed files, the revert next to it; usage() the
+-- last turn's tokens and cost. They read state; events() keeps the step.
 local state = require('agentls.state')
+local usage = require('agentls.usage')
 
 local M = {}
 
@@ -52,14 +54,16 @@ end
 
 --- statusline is status() with detail, as statusline items (use it as
 --- %{%v:lua.require'agentls'.statusline()%}): "agentls: 2/5: writing the
---- fix · view main.go" while a turn runs, and after a turn that changed
---- files "agentls: idle · ↶ :AgentRevert" (a click runs it).
+--- fix · view main.go · 12.3k tokens · $0.012" while a turn runs (the
+--- cost when the model has a price), and after a turn that changed files
+--- "agentls: idle · ↶ :AgentRevert" (a click runs it).
 function M.statusline()
   local s = M.status()
   local id = client_of()
   if s == 'working' and id then
     local parts = {}
-    for _, p in ipairs({ state.plan[id], state.step[id] }) do
+    local u = state.usage[id]
+    for _, p in ipairs({ state.plan[id], state.step[id], u and usage.short(u.turn) }) do
       if p and p ~= '' then
         table.insert(parts, escape(p))
       end
@@ -75,14 +79,25 @@ function M.statusline()
   return out
 end
 
--- events keeps the step from the client's agentls/event stream.
+--- usage is the running or last turn's tokens and cost, for a
+--- statusline: "12.3k tokens · $0.012" ("" before any usage was reported).
+function M.usage()
+  local id = client_of()
+  local u = id and state.usage[id]
+  return escape(u and usage.short(u.turn) or '')
+end
+
+-- events keeps the step and the turn's usage from the client's
+-- agentls/event stream.
 function M.event(ev, id)
   local t = ev.type
   if ev.parent_id and ev.parent_id ~= '' and t ~= 'tool_call' then
     return
   end
   if t == 'turn_start' then
-    state.step[id], state.plan[id] = 'thinking', nil
+    state.step[id], state.plan[id], state.usage[id] = 'thinking', nil, nil
+  elseif t == 'usage' then
+    state.usage[id] = { turn = ev.turn_usage, session = ev.session_usage }
   elseif t == 'tool_call' then
     state.step[id] = (ev.title and ev.title ~= '') and ev.title or ev.name
   elseif t == 'text_delta' then
@@ -97,6 +112,9 @@ function M.event(ev, id)
     end
   elseif t == 'turn_end' then
     state.step[id], state.plan[id] = nil, nil
+    if ev.turn_usage then
+      state.usage[id] = { turn = ev.turn_usage, session = ev.session_usage }
+    end
   else
     return
   end

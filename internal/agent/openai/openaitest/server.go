@@ -85,6 +85,10 @@ type Server struct {
 	// Window, when > 0, refuses a request of more prompt tokens with
 	// OpenAI's context_length_exceeded error.
 	Window int
+	// Also, when set, answers every request but chat completions: a
+	// local server's own API (Ollama's /api/show, llama.cpp's /props).
+	// Set it before the first request.
+	Also http.Handler
 
 	// Record keeps the requests, the refusals and the usage reported
 	// (Requests, OverWindow, Usage).
@@ -120,6 +124,10 @@ func CountTokens(r Request) int {
 
 func (s *Server) handle(w http.ResponseWriter, r *http.Request) {
 	if r.URL.Path != "/v1/chat/completions" || r.Method != http.MethodPost {
+		if s.Also != nil {
+			s.Also.ServeHTTP(w, r)
+			return
+		}
 		writeError(w, http.StatusNotFound, fmt.Sprintf("no route %s %s", r.Method, r.URL.Path), "not_found")
 		return
 	}
