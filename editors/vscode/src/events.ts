@@ -88,6 +88,8 @@ export class SessionState {
   changedTurnId: string | undefined;
   /** The files changedTurnId changed, in the order it first changed them. */
   changedFiles: string[] = [];
+  /** The session's tokens and cost so far (usage and turn_end events). */
+  sessionUsage: Usage | undefined;
   /**
    * Questions of the running turn not yet answered. A turn's end forgets
    * them: a question left on screen after its turn was cancelled no
@@ -100,7 +102,13 @@ export class SessionState {
 
   onEvent(e: AgentEvent): void {
     if (e.session_id) {
+      if (e.session_id !== this.sessionId) {
+        this.sessionUsage = undefined; // another session's total
+      }
       this.sessionId = e.session_id;
+    }
+    if (e.session_usage) {
+      this.sessionUsage = e.session_usage;
     }
     if (e.parent_id) {
       // A subagent's step still says what the turn does.
@@ -204,4 +212,39 @@ export class SessionState {
     }
     return this.running ? 'working' : 'idle';
   }
+}
+
+/** costText is an estimated cost in dollars: four decimals under $1. */
+export function costText(usd: number): string {
+  return `$${usd < 1 ? usd.toFixed(4) : usd.toFixed(2)}`;
+}
+
+/**
+ * usageLine is a session's or a turn's tokens and, when the model's price
+ * is known, their estimated cost: "12,345 tokens in (10,000 cached), 678
+ * out · $0.0123". Undefined when there is nothing to show.
+ */
+export function usageLine(u: Usage | undefined): string | undefined {
+  if (!u || (!u.input_tokens && !u.output_tokens)) {
+    return undefined;
+  }
+  const n = (x: number | undefined) => (x ?? 0).toLocaleString('en-US');
+  const cached = u.cache_read_tokens ? ` (${n(u.cache_read_tokens)} cached)` : '';
+  const cost = u.cost_usd !== undefined ? ` · ${costText(u.cost_usd)}` : '';
+  return `${n(u.input_tokens)} tokens in${cached}, ${n(u.output_tokens)} out${cost}`;
+}
+
+/**
+ * usageBadge is the short form for the status bar and the chat header:
+ * the cost when known ("$0.0123"), else the tokens ("13k tokens").
+ */
+export function usageBadge(u: Usage | undefined): string | undefined {
+  if (!u || (!u.input_tokens && !u.output_tokens)) {
+    return undefined;
+  }
+  if (u.cost_usd !== undefined) {
+    return costText(u.cost_usd);
+  }
+  const t = u.input_tokens + u.output_tokens;
+  return t >= 1000 ? `${Math.round(t / 1000).toLocaleString('en-US')}k tokens` : `${t} tokens`;
 }

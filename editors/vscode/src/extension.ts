@@ -13,7 +13,7 @@ import { ChatStore } from './chat/store';
 import { ChatView } from './chat/view';
 import { AgentClient, CodeActionAsk, message } from './client';
 import { EditorContext, PromptContext } from './context';
-import { AgentEvent, SessionState, Status } from './events';
+import { AgentEvent, SessionState, Status, usageBadge, usageLine } from './events';
 import { mentionFiles } from './mentions';
 import { AskArgs, AskReply, RevertReply, serverCommand, SessionInfo } from './protocol';
 import { ignoredWorkspaceSettings, openSettings, readSettings, restrictedSettings } from './settings';
@@ -461,9 +461,10 @@ class Agentls implements vscode.Disposable, ChatActions {
 
   private updateStatus(): void {
     const status = this.status();
-    const view = { status, step: this.state.step, revertTurnId: this.state.changedTurnId, startError: this.client.startError, sandbox: this.sandbox, noModel: this.noModel };
+    const view = { status, step: this.state.step, revertTurnId: this.state.changedTurnId, startError: this.client.startError, sandbox: this.sandbox, noModel: this.noModel, usage: this.state.sessionUsage };
     this.statusBar.update(view);
-    this.chat.setStatus({ status, step: view.step, revertTurnId: view.revertTurnId, context: (this.pinned ?? this.editorContext.current())?.label });
+    this.chat.setStatus({ status, step: view.step, revertTurnId: view.revertTurnId, context: (this.pinned ?? this.editorContext.current())?.label,
+      usage: usageBadge(view.usage), usageTitle: usageLine(view.usage) });
   }
 
   dispose(): void {

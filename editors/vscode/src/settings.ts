@@ -28,6 +28,16 @@ export interface ProviderSetting {
   base_url?: string;
   api_key_env?: string;
   type?: string;
+  /** Dollars per million tokens, for the cost shown. */
+  price?: PriceSetting;
+}
+
+/** A provider's price: input and output required, the cache rates optional. */
+export interface PriceSetting {
+  input: number;
+  output: number;
+  cached_input?: number;
+  cache_write?: number;
 }
 
 /** What a user-level inspect holds; globalRemoteValue is there since 1.90 but not typed. */
@@ -58,8 +68,9 @@ export function readSettings(): Settings {
 
 /**
  * providers keeps the well-formed entries of agentls.providers (an object
- * of objects with string values): VS Code shows a schema error for the
- * rest, and agentls reports what it cannot use.
+ * of objects with string values, and a price of non-negative numbers):
+ * VS Code shows a schema error for the rest, and agentls reports what it
+ * cannot use.
  */
 function providers(v: unknown): Record<string, ProviderSetting> | undefined {
   if (!v || typeof v !== 'object' || Array.isArray(v)) {
@@ -77,9 +88,35 @@ function providers(v: unknown): Record<string, ProviderSetting> | undefined {
         entry[key] = field.trim();
       }
     }
+    const price = priceOf((p as Record<string, unknown>).price);
+    if (price) {
+      entry.price = price;
+    }
     out[name] = entry;
   }
   return Object.keys(out).length > 0 ? out : undefined;
+}
+
+/** priceOf keeps a well-formed price: input and output, and the cache rates given. */
+function priceOf(v: unknown): PriceSetting | undefined {
+  if (!v || typeof v !== 'object' || Array.isArray(v)) {
+    return undefined;
+  }
+  const rate = (x: unknown) => (typeof x === 'number' && Number.isFinite(x) && x >= 0 ? x : undefined);
+  const r = v as Record<string, unknown>;
+  const input = rate(r.input);
+  const output = rate(r.output);
+  if (input === undefined || output === undefined) {
+    return undefined;
+  }
+  const out: PriceSetting = { input, output };
+  for (const key of ['cached_input', 'cache_write'] as const) {
+    const x = rate(r[key]);
+    if (x !== undefined) {
+      out[key] = x;
+    }
+  }
+  return out;
 }
 
 /** The settings the server gets: initializationOptions and workspace/configuration. */

@@ -4,7 +4,7 @@
 
 import * as vscode from 'vscode';
 
-import type { Status } from './events';
+import { type Status, type Usage, usageBadge, usageLine } from './events';
 import { type SandboxStatus, sandboxLine } from './sandbox';
 
 export interface StatusView {
@@ -16,6 +16,8 @@ export interface StatusView {
   sandbox?: SandboxStatus;
   /** agentls.model answered that no model is set anywhere. */
   noModel?: boolean;
+  /** The session's tokens and cost so far. */
+  usage?: Usage;
 }
 
 
@@ -58,9 +60,11 @@ export class StatusBar implements vscode.Disposable {
     const l = v.status === 'idle' && v.noModel
       ? { text: '$(hubot) agentls: no model', label: 'agentls: no model', tooltip: 'agentls: no model is set. Click to set agentls.model (e.g. openai:gpt-4.1, or local:qwen3 with agentls.providers).', command: c.settings }
       : look[v.status];
-    this.main.text = l.text;
+    const badge = v.status === 'idle' && !v.noModel ? usageBadge(v.usage) : undefined;
+    this.main.text = badge ? `${l.text} ${badge}` : l.text;
     const sandbox = v.status === 'stopped' ? '' : sandboxLine(v.sandbox);
-    this.main.tooltip = sandbox ? `${l.tooltip}\n\n${sandbox}` : l.tooltip;
+    const used = v.status === 'stopped' ? undefined : usageLine(v.usage);
+    this.main.tooltip = [l.tooltip, used && `This session: ${used}${v.usage?.cost_usd !== undefined ? ' (estimated)' : ''}`, sandbox].filter(Boolean).join('\n\n');
     this.main.command = l.command === c.settings ? { command: c.settings, title: 'Open Settings', arguments: ['agentls.model'] } : l.command;
     this.main.accessibilityInformation = { label: l.label };
     this.main.backgroundColor =

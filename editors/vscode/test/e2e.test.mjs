@@ -840,6 +840,12 @@ test('An answer\'s code block has Copy and Insert; a model error keeps the promp
         await ed.waitStatus('agentls: idle');
         await ed.askInChat('Who answers?');
         await ed.entries('assistant', 'Hello from the local server.').waitFor();
+        // The turn's tokens and cost at its end, the session's in the chat's
+        // header and the status bar (12 tokens in at $1000/M, 5 out at $2000/M).
+        await ed.chat().locator('#usage', { hasText: '$0.0220' }).waitFor();
+        assert.equal(await ed.chat().locator('#usage').getAttribute('title'), 'This session: 12 tokens in, 5 out · $0.0220');
+        await ed.entries('turn-end', '12 tokens in, 5 out · $0.0220').first().waitFor();
+        await ed.page.locator('.statusbar-item', { hasText: '$0.0220' }).first().waitFor();
         // The answer's code block: boxed, its language named, Copy and
         // Insert; Insert puts it at the cursor of the open file.
         const block = ed.entries('assistant', 'Hello from the local server.').locator('.codeblock');
@@ -868,7 +874,7 @@ test('An answer\'s code block has Copy and Insert; a model error keeps the promp
         await waitFor('the retried prompt to be answered', async () => (await ed.entries('assistant').count()) > answered);
         assert.ok(local.requests.filter((r) => JSON.stringify(r.body.messages).includes('A FLAKY question')).length >= 2, 'Retry sent the prompt again');
       },
-      { 'agentls.model': 'local:qwen3-coder', 'agentls.providers': { local: { base_url: local.url } } },
+      { 'agentls.model': 'local:qwen3-coder', 'agentls.providers': { local: { base_url: local.url, price: { input: 1000, output: 2000 } } } },
     );
   } finally {
     local.close();

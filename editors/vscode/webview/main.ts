@@ -18,8 +18,9 @@ function byId<T extends HTMLElement>(id: string): T {
 }
 
 document.getElementById('app')!.innerHTML = `
-<header class="bar">
+<header class="bar" hidden>
   <span id="session" class="session"></span>
+  <span id="usage" class="usage"></span>
 </header>
 <main id="log" aria-live="polite"><div id="empty" class="empty">Ask the agent about your workspace. <kbd>Enter</kbd> sends, <kbd>Shift+Enter</kbd> starts a new line, <kbd>@</kbd> mentions a file, <kbd>↑</kbd> recalls earlier prompts.</div></main>
 <footer>
@@ -120,7 +121,11 @@ function showStatus(s: ChatStatus): void {
   byId('status').hidden = !(busy || s.revertTurnId || s.status === 'stopped' || s.status === 'starting');
   byId('status').dataset.status = s.status;
   byId('session').textContent = s.session ?? '';
-  byId('session').parentElement!.hidden = !s.session;
+  const usage = byId('usage');
+  usage.textContent = s.usage ?? '';
+  usage.title = s.usageTitle ? `This session: ${s.usageTitle}` : '';
+  usage.setAttribute('aria-label', usage.title);
+  byId('session').parentElement!.hidden = !s.session && !s.usage;
   const ctx = byId('context');
   ctx.hidden = !s.context;
   byId('context-label').textContent = s.context ? `with ${s.context}` : '';

@@ -15,6 +15,9 @@ export interface ChatStatus {
   context?: string;
   /** The session's title, when resumed. */
   session?: string;
+  /** The session's cost (or tokens) so far, short, and in full for its title. */
+  usage?: string;
+  usageTitle?: string;
 }
 
 /** Extension → webview. */

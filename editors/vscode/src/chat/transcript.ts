@@ -3,7 +3,7 @@
 // calls finish. Every change returns the entries it touched, so the view
 // redraws only those. No vscode import (unit-tested in plain node).
 
-import type { AgentEvent, Usage } from '../events';
+import { type AgentEvent, type Usage, usageLine } from '../events';
 import type { AskEntry, Entry, NoticeEntry, TextEntry, TodosEntry, ToolEntry, UserEntry } from './entries';
 
 /** Most entries kept (and stored); older ones are dropped first. */
@@ -312,15 +312,11 @@ export function exitCode(output: string): number | undefined {
   return m ? Number(m[1]) : undefined;
 }
 
-/** usageText is a turn's token count, or nothing when there is none to
- * show: a provider that reports none, or a turn cancelled before the
- * model answered ("0 tokens in, 0 out" said nothing). */
+/** usageText is a turn's token count and cost, or nothing when there is
+ * none to show: a provider that reports none, or a turn cancelled before
+ * the model answered ("0 tokens in, 0 out" said nothing). */
 export function usageText(u: Usage | undefined): string | undefined {
-  if (!u || (!u.input_tokens && !u.output_tokens)) {
-    return undefined;
-  }
-  const n = (x: number | undefined) => (x ?? 0).toLocaleString('en-US');
-  return `${n(u.input_tokens)} tokens in, ${n(u.output_tokens)} out`;
+  return usageLine(u);
 }
 
 /**

@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 
-import { SessionState } from '../../src/events';
+import { costText, SessionState, usageBadge, usageLine } from '../../src/events';
 
 test('SessionState: idle, working on a step, waiting for you, idle', () => {
   const s = new SessionState();
@@ -82,4 +82,21 @@ test('SessionState: a question left open when its turn ends no longer waits', ()
   assert.equal(s.status(), 'waiting');
   s.askClosed('ask');
   assert.equal(s.status(), 'working');
+});
+
+test('usage: the session total follows session_usage, is forgotten with the session, and reads as cost or tokens', () => {
+  const s = new SessionState();
+  s.onEvent({ type: 'usage', session_id: 's1', usage: { input_tokens: 10, output_tokens: 2 }, session_usage: { input_tokens: 10, output_tokens: 2, cost_usd: 0.0012 } });
+  assert.deepEqual(s.sessionUsage, { input_tokens: 10, output_tokens: 2, cost_usd: 0.0012 });
+  s.onEvent({ type: 'turn_end', session_id: 's1', reason: 'completed', session_usage: { input_tokens: 30, output_tokens: 5, cache_read_tokens: 20, cost_usd: 1.5 } });
+  assert.equal(usageBadge(s.sessionUsage), '$1.50');
+  assert.equal(usageLine(s.sessionUsage), '30 tokens in (20 cached), 5 out · $1.50');
+  s.onEvent({ type: 'turn_start', session_id: 's2' });
+  assert.equal(s.sessionUsage, undefined, 'another session does not inherit the total');
+  // A model without a price: tokens only; nothing at all before any.
+  assert.equal(usageBadge({ input_tokens: 12_400, output_tokens: 300 }), '13k tokens');
+  assert.equal(usageLine({ input_tokens: 12, output_tokens: 5 }), '12 tokens in, 5 out');
+  assert.equal(usageBadge({ input_tokens: 0, output_tokens: 0 }), undefined);
+  assert.equal(costText(0.000022), '$0.0000');
+  assert.equal(costText(0.022), '$0.0220');
 });
