@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime/pprof"
 	"strings"
 	"sync"
 	"testing"
@@ -21,6 +22,40 @@ import (
 	"github.com/agentls/agentls/internal/langserver/framing"
 	"github.com/agentls/agentls/internal/langserver/overlay"
 )
+
+// serveEnv makes the test binary `agentls serve --wrap` with the command
+// line it holds (space-separated), on stdin and stdout, as the editor
+// starts agentls: a process of its own (BenchmarkWrapHover).
+const serveEnv = "AGENTLS_TEST_SERVE_WRAP"
+
+func TestMain(m *testing.M) {
+	if cmd := os.Getenv(serveEnv); cmd != "" {
+		dir, err := os.MkdirTemp("", "agentls-wrap-serve-")
+		if err != nil {
+			os.Exit(1)
+		}
+		o := app.Options{Getenv: func(string) string { return "" }, DataDir: dir, StateDir: dir}
+		o.Config.Sandbox.Mode = os.Getenv("AGENTLS_TEST_SANDBOX_MODE")
+		a := app.New(o)
+		if prof := os.Getenv("AGENTLS_TEST_CPUPROFILE"); prof != "" {
+			f, _ := os.Create(prof)
+			_ = pprof.StartCPUProfile(f)
+			defer pprof.StopCPUProfile()
+		}
+		code := lsp.Serve(context.Background(), stdio{}, lsp.Options{App: a, Wrap: strings.Fields(cmd)})
+		os.RemoveAll(dir)
+		pprof.StopCPUProfile()
+		os.Exit(code)
+	}
+	os.Exit(m.Run())
+}
+
+// stdio is this process's stdin and stdout as one connection.
+type stdio struct{}
+
+func (stdio) Read(b []byte) (int, error)  { return os.Stdin.Read(b) }
+func (stdio) Write(b []byte) (int, error) { return os.Stdout.Write(b) }
+func (stdio) Close() error                { return os.Stdin.Close() }
 
 // wrapFiles is the module the wrap tests edit: use.go calls Hello after
 // text whose UTF-16 and byte columns differ, and fmt.go is unformatted.
@@ -102,7 +137,25 @@ func (e *rawEditor) handle(ctx context.Context, reply jsonrpc2.Replier, req json
 // startDirect starts gopls itself.
 func startDirect(t testing.TB, dir string) *rawEditor {
 	t.Helper()
-	cmd := exec.Command("gopls")
+	return startProcess(t, dir, exec.Command("gopls"))
+}
+
+// startWrappedProcess starts this test binary as `agentls serve --wrap
+// gopls`, a process of its own as an editor starts it.
+func startWrappedProcess(t testing.TB, dir string) *rawEditor {
+	t.Helper()
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(exe)
+	cmd.Env = append(os.Environ(), serveEnv+"=gopls")
+	return startProcess(t, dir, cmd)
+}
+
+// startProcess starts a server program on stdin and stdout.
+func startProcess(t testing.TB, dir string, cmd *exec.Cmd) *rawEditor {
+	t.Helper()
 	cmd.Dir = dir
 	in, err := cmd.StdinPipe()
 	if err != nil {

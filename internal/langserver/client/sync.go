@@ -58,14 +58,14 @@ type doc struct {
 	lang    string
 	version int32
 	text    *text
-	editor  bool      // the text came from an editor buffer
+	editor  bool // the text came from an editor buffer
 	// byEditor: the editor opened it in a shared server (shared.go);
 	// the client sends nothing for it.
 	byEditor bool
-	opened  time.Time // didOpen
-	sent    time.Time // last didOpen or didChange
-	used    time.Time // last sync
-	stamp   *Stamp    // the state the text was read in, when the Workspace stamps
+	opened   time.Time // didOpen
+	sent     time.Time // last didOpen or didChange
+	used     time.Time // last sync
+	stamp    *Stamp    // the state the text was read in, when the Workspace stamps
 }
 
 func (d *doc) state(path string) docState {

@@ -102,6 +102,20 @@ func (e *Editor) Write(ctx context.Context, msg jsonrpc2.Message) (int64, error)
 // Close closes the editor's stream.
 func (e *Editor) Close() error { return e.inner.Close() }
 
+// responseWriter writes a passed-on answer without re-encoding it
+// (framing.Stream.WriteResponse).
+type responseWriter interface {
+	WriteResponse(ctx context.Context, id jsonrpc2.ID, result json.RawMessage, err error) error
+}
+
+// answer writes the answer to one of the editor's requests.
+func (e *Editor) answer(id jsonrpc2.ID, result json.RawMessage, err error) error {
+	if w, ok := e.inner.(responseWriter); ok {
+		return w.WriteResponse(context.Background(), id, result, err)
+	}
+	return e.write(response(id, result, err))
+}
+
 func (e *Editor) write(msg jsonrpc2.Message) error {
 	_, err := e.inner.Write(context.Background(), msg)
 	return err

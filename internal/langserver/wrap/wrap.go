@@ -73,9 +73,9 @@ type Options struct {
 
 // route is who waits for the answer to a request sent to the server.
 type route struct {
-	editor *jsonrpc2.ID             // the editor's request, answered under this id
-	wait   chan *jsonrpc2.Response // a request of the Mux's own (Request) or a merge
-	agent  *Agent                  // agentls's client, answered under agentID
+	editor  *jsonrpc2.ID            // the editor's request, answered under this id
+	wait    chan *jsonrpc2.Response // a request of the Mux's own (Request) or a merge
+	agent   *Agent                  // agentls's client, answered under agentID
 	agentID jsonrpc2.ID
 }
 
@@ -94,16 +94,16 @@ type Mux struct {
 	docLock sync.Mutex
 
 	mu       sync.Mutex
-	next     int32                          // the last id of a request sent to the server
-	pending  map[jsonrpc2.ID]route          // by the server-side id
-	passed   map[jsonrpc2.ID]jsonrpc2.ID    // editor's id → server-side id, while pending
+	next     int32                                   // the last id of a request sent to the server
+	pending  map[jsonrpc2.ID]route                   // by the server-side id
+	passed   map[jsonrpc2.ID]jsonrpc2.ID             // editor's id → server-side id, while pending
 	merges   map[jsonrpc2.ID]chan *jsonrpc2.Response // editor's id → the server's part of a merged answer
-	nextEd   int32                          // the last id of a server request sent to the editor
-	toServer map[jsonrpc2.ID]jsonrpc2.ID    // editor-side id → the server's id of its request
-	edDocs   map[string]string              // path → the editor's URI: the editor's open documents
-	agDocs   map[string]string              // path → URI: documents agentls's client opened
-	diags    map[string]json.RawMessage     // URI → the last publishDiagnostics params
-	regs     []*jsonrpc2.Call               // registrations, for an Agent attaching later
+	nextEd   int32                                   // the last id of a server request sent to the editor
+	toServer map[jsonrpc2.ID]jsonrpc2.ID             // editor-side id → the server's id of its request
+	edDocs   map[string]string                       // path → the editor's URI: the editor's open documents
+	agDocs   map[string]string                       // path → URI: documents agentls's client opened
+	diags    map[string]json.RawMessage              // URI → the last publishDiagnostics params
+	regs     []*jsonrpc2.Call                        // registrations, for an Agent attaching later
 	agent    *Agent
 	copies   int64
 	init     json.RawMessage // the server's initialize result
@@ -334,7 +334,7 @@ func (m *Mux) answerFromEditor(r *jsonrpc2.Response) bool {
 		return false
 	}
 	delete(m.toServer, r.ID())
-	_ = m.writeServerLocked(response(sid, r.Result(), r.Err()))
+	_ = m.server.WriteResponse(context.Background(), sid, r.Result(), r.Err())
 	return true
 }
 
@@ -461,7 +461,7 @@ func (m *Mux) gone(err error) *jsonrpc2.Error {
 }
 
 func (m *Mux) answerEditorLocked(id jsonrpc2.ID, result json.RawMessage, err error) {
-	if werr := m.editor.write(response(id, result, err)); werr != nil {
+	if werr := m.editor.answer(id, result, err); werr != nil {
 		m.log.Debug("answer the editor", "error", werr)
 	}
 }
