@@ -9,6 +9,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime/pprof"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -320,6 +321,28 @@ func (e *rawEditor) diagnosticsAt(ctx context.Context, name string, version int,
 	}
 }
 
+// sortedJSON sorts a list in an answer (the answer itself, or its member
+// key), whose order gopls does not fix (it walks maps), by each element's
+// encoding.
+func sortedJSON(answer, key string) string {
+	var v any
+	if json.Unmarshal([]byte(answer), &v) != nil {
+		return answer
+	}
+	list, _ := v.([]any)
+	if key != "" {
+		m, _ := v.(map[string]any)
+		list, _ = m[key].([]any)
+	}
+	slices.SortFunc(list, func(a, b any) int {
+		x, _ := json.Marshal(a)
+		y, _ := json.Marshal(b)
+		return strings.Compare(string(x), string(y))
+	})
+	out, _ := json.Marshal(v)
+	return string(out)
+}
+
 func pos(line, char int) map[string]any { return map[string]any{"line": line, "character": char} }
 
 func docPos(uri string, line, char int) map[string]any {
@@ -351,12 +374,12 @@ func TestWrapPassesGoplsThrough(t *testing.T) {
 		add("definition", e.call(ctx, "textDocument/definition", docPos(use, 3, col+1)))
 		refs := docPos(hello, 3, 6)
 		refs["context"] = map[string]any{"includeDeclaration": true}
-		add("references", e.call(ctx, "textDocument/references", refs))
+		add("references", sortedJSON(e.call(ctx, "textDocument/references", refs), ""))
 		add("completion", e.call(ctx, "textDocument/completion", docPos(hello, 4, 9)))
 		add("prepareRename", e.call(ctx, "textDocument/prepareRename", docPos(hello, 3, 6)))
 		rename := docPos(hello, 3, 6)
 		rename["newName"] = "Hi"
-		add("rename", e.call(ctx, "textDocument/rename", rename))
+		add("rename", sortedJSON(e.call(ctx, "textDocument/rename", rename), "documentChanges"))
 		add("formatting", e.call(ctx, "textDocument/formatting", map[string]any{
 			"textDocument": map[string]any{"uri": e.uri("fmt.go")}, "options": map[string]any{"tabSize": 4, "insertSpaces": false}}))
 		broken := strings.Replace(wrapFiles["use.go"], `Hello("wörld")`, `Hello(42)`, 1)
