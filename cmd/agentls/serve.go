@@ -16,11 +16,17 @@ func cmdServe(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	fs.Usage = func() {
-		fmt.Fprint(stderr, "Usage: agentls serve [--stdio] [flags]\n\nRuns the language server on stdin/stdout. Editors start it like any language server.\nThe log goes to the log file; stderr gets its warnings and errors.\n\nFlags:\n")
+		fmt.Fprint(stderr, "Usage: agentls serve [--stdio] [flags] [--wrap CMD ARGS…]\n\nRuns the language server on stdin/stdout. Editors start it like any language server.\nThe log goes to the log file; stderr gets its warnings and errors.\n\nFlags:\n")
 		fs.PrintDefaults()
+		fmt.Fprint(stderr, "  -wrap CMD ARGS…\n    \tstart the language server CMD (e.g. gopls) and be the editor's one server:\n    \tits requests pass through unchanged, agentls's commands and code actions\n    \tare added, and the agent's lsp_* tools use the same process (last flag:\n    \tthe rest of the line is the command)\n")
 	}
 	fs.Bool("stdio", true, "use stdin/stdout (the only transport; accepted for editors that pass it)")
 	flags := addEditorFlags(fs, "model as provider:model (overrides the editor, AGENTLS_MODEL and the config file)", "permission mode: chat, approve, smart or auto")
+	args, wrapCmd, ok := splitWrap(args)
+	if !ok {
+		fmt.Fprintln(stderr, "agentls serve: --wrap needs a command, e.g. --wrap gopls")
+		return 2
+	}
 	if code, done := parseEditorArgs(fs, args); done {
 		return code
 	}
@@ -31,9 +37,27 @@ func cmdServe(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 	if code != 0 {
 		return code
 	}
-	code = lsp.Serve(ctx, stdio{stdin, stdout}, lsp.Options{Name: "agentls", Version: Version, App: a})
+	code = lsp.Serve(ctx, stdio{stdin, stdout}, lsp.Options{Name: "agentls", Version: Version, App: a, Wrap: wrapCmd})
 	log.Info("exit", "code", code)
 	return code
+}
+
+// splitWrap takes `--wrap CMD ARGS…` (or -wrap) off the end of serve's
+// arguments: everything after it is the wrapped server's command line.
+// ok is false when --wrap names no command.
+func splitWrap(args []string) (flags, wrap []string, ok bool) {
+	for i, a := range args {
+		if a == "--" {
+			break
+		}
+		if a == "--wrap" || a == "-wrap" {
+			if i+1 == len(args) {
+				return nil, nil, false
+			}
+			return args[:i], args[i+1:], true
+		}
+	}
+	return args, nil, true
 }
 
 func openLog(path string) (*os.File, error) {

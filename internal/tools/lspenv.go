@@ -71,6 +71,17 @@ func (e *LSPEnv) Shutdown(ctx context.Context) {
 	e.servers.Shutdown(ctx)
 }
 
+// StartShared starts the program the person named with `agentls serve
+// --wrap` in folder, under the servers' trust rules and sandbox
+// (client.Servers.StartShared).
+func (e *LSPEnv) StartShared(ctx context.Context, argv []string, folder string) (*client.SharedProcess, error) {
+	return e.servers.StartShared(ctx, argv, folder)
+}
+
+// Share makes the lsp_* tools use the server shared with the editor for
+// its files instead of starting their own.
+func (e *LSPEnv) Share(sh client.Shared) { e.servers.Share(sh) }
+
 // Touch tells the servers that the editor opened or changed path: the
 // servers for its type start if needed and get its text, shortly and in
 // the background. Files outside the workspace folders are ignored.

@@ -3,8 +3,12 @@ package lsp_test
 import (
 	"bufio"
 	"context"
+	"encoding/json"
 	"io"
 	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -101,4 +105,56 @@ func BenchmarkFirstToken(b *testing.B) {
 		}
 	}
 	benchpair.Run(b, time.Microsecond, ours, base)
+}
+
+// BenchmarkWrapHover measures the throughput of requests agentls passes
+// through to a wrapped server: 50 hovers sent at once to `agentls serve
+// --wrap gopls` and all answered, against the same 50 sent straight to a
+// gopls of its own on a copy of the workspace, interleaved. It reports the
+// medians (ours-ms, base-ms) and the median per-pair ratio.
+func BenchmarkWrapHover(b *testing.B) {
+	requireGoplsB(b)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	const n = 50
+	prepare := func(e *rawEditor) func() time.Duration {
+		e.initialize(ctx, nil)
+		e.open(ctx, "use.go")
+		e.open(ctx, "hello.go")
+		e.diagnosticsAt(ctx, "use.go", 1, false)
+		params := docPos(e.uri("hello.go"), 3, 6)
+		e.call(ctx, "textDocument/hover", params) // warm
+		return func() time.Duration {
+			start := time.Now()
+			var wg sync.WaitGroup
+			for range n {
+				wg.Go(func() {
+					var res json.RawMessage
+					if _, err := e.conn.Call(ctx, "textDocument/hover", params, &res); err != nil || len(res) < 10 {
+						b.Errorf("hover: %v %s", err, res)
+					}
+				})
+			}
+			wg.Wait()
+			return time.Since(start)
+		}
+	}
+	base := prepare(startDirect(b, writeWorkspace(b, wrapFiles)))
+	ours := prepare(startWrappedProcess(b, writeWorkspace(b, wrapFiles)))
+	benchpair.Run(b, time.Millisecond, ours, base)
+}
+
+// requireGoplsB fails (never skips) without gopls.
+func requireGoplsB(b *testing.B) {
+	b.Helper()
+	if _, err := exec.LookPath("gopls"); err == nil {
+		return
+	}
+	if home, err := os.UserHomeDir(); err == nil {
+		if bin := filepath.Join(home, "go", "bin"); exec.Command(filepath.Join(bin, "gopls"), "version").Run() == nil {
+			b.Setenv("PATH", os.Getenv("PATH")+string(os.PathListSeparator)+bin)
+			return
+		}
+	}
+	b.Fatal("gopls is not on PATH: install it with `go install golang.org/x/tools/gopls@v0.23.0`")
 }

@@ -22,10 +22,20 @@ import (
 // on every cursor move, for its lightbulb), the line's question and check
 // are left out, so the lightbulb shows where there is a problem or a
 // selection, not on every line; Ctrl+. still offers them.
-func (s *Server) codeAction(_ context.Context, params json.RawMessage) (any, error) {
+func (s *Server) codeAction(ctx context.Context, params json.RawMessage) (any, error) {
+	head, rest, err := s.codeActionParts(ctx, params)
+	if err != nil {
+		return nil, err
+	}
+	return append(head, rest...), nil
+}
+
+// codeActionParts are agentls's code actions in two parts: the answers of
+// a pending question, and the others (a wrapped server's go between).
+func (s *Server) codeActionParts(_ context.Context, params json.RawMessage) (head, rest []protocol.CodeAction, err error) {
 	var p protocol.CodeActionParams
 	if err := decode(params, &p); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	var trig codeActionTrigger
 	_ = json.Unmarshal(params, &trig) // decode accepted params: the shape is known
@@ -40,7 +50,8 @@ func (s *Server) codeAction(_ context.Context, params json.RawMessage) (any, err
 	}
 	line := p.Range.Start.Line + 1
 	// A waiting question's answers first: the turn is blocked on them.
-	actions := append([]protocol.CodeAction{}, s.pendingActions()...)
+	head = append([]protocol.CodeAction{}, s.pendingActions()...)
+	var actions []protocol.CodeAction
 	ask := func(title string, kind protocol.CodeActionKind, args AskArgs, diags ...protocol.Diagnostic) {
 		args.URI = uri
 		actions = append(actions, protocol.CodeAction{Title: title, Kind: kind, Diagnostics: diags,
@@ -67,5 +78,5 @@ func (s *Server) codeAction(_ context.Context, params json.RawMessage) (any, err
 		ask("Fix with agent: check this line", protocol.QuickFix, AskArgs{Range: &rng, Prompt: fmt.Sprintf(
 			"Check %s around line %d for problems: run lsp_diagnostics on the file, read the code there, fix what is wrong with the smallest correct change, and say what you changed (or that nothing is wrong).", name, line)})
 	}
-	return actions, nil
+	return head, actions, nil
 }

@@ -7,6 +7,7 @@ import (
 	"github.com/agentls/agentls/internal/app"
 	"github.com/agentls/agentls/internal/config"
 	"github.com/agentls/agentls/internal/langserver/overlay"
+	"github.com/agentls/agentls/internal/langserver/wrap"
 )
 
 // Commands the server executes.
@@ -29,7 +30,7 @@ func commands() []string {
 	return []string{CommandAsk, CommandCancel, CommandRevertTurn, CommandApprove, CommandSessions, CommandCompact, CommandSandbox, CommandModel, CommandAnswer, CommandHistory}
 }
 
-func (s *Server) initialize(_ context.Context, params json.RawMessage) (any, error) {
+func (s *Server) initialize(ctx context.Context, params json.RawMessage) (any, error) {
 	var p initializeParams
 	if err := decode(params, &p); err != nil {
 		return nil, err
@@ -44,8 +45,13 @@ func (s *Server) initialize(_ context.Context, params json.RawMessage) (any, err
 		}
 	}
 	var editor config.Config
-	if len(p.InitializationOptions) > 0 && string(p.InitializationOptions) != "null" {
-		if err := json.Unmarshal(p.InitializationOptions, &editor); err != nil {
+	initOptions := p.InitializationOptions
+	if len(s.opts.Wrap) > 0 {
+		// The rest is the wrapped server's.
+		initOptions = wrap.AgentlsOptions(initOptions)
+	}
+	if len(initOptions) > 0 && string(initOptions) != "null" {
+		if err := json.Unmarshal(initOptions, &editor); err != nil {
 			s.log.Warn("initializationOptions not understood", "error", err)
 		}
 	}
@@ -83,31 +89,52 @@ func (s *Server) initialize(_ context.Context, params json.RawMessage) (any, err
 		s.env.SetEditorTrust(app.EditorRestricted)
 	}
 	s.log.Info("initialized", "client", client, "roots", roots)
-	return map[string]any{
-		"capabilities": map[string]any{
-			"textDocumentSync": map[string]any{
-				"openClose": true,
-				"change":    2, // incremental
-				"save":      map[string]any{"includeText": false},
-			},
-			"executeCommandProvider": map[string]any{
-				"commands": commands(),
-			},
-			"codeActionProvider": map[string]any{"codeActionKinds": []string{"quickfix", "refactor"}},
-			"workspace": map[string]any{
-				"workspaceFolders": map[string]any{"supported": true, "changeNotifications": true},
-			},
+	ours := map[string]any{
+		"textDocumentSync": map[string]any{
+			"openClose": true,
+			"change":    2, // incremental
+			"save":      map[string]any{"includeText": false},
 		},
-		"serverInfo": map[string]any{"name": s.opts.Name, "version": s.opts.Version},
+		"executeCommandProvider": map[string]any{
+			"commands": commands(),
+		},
+		"codeActionProvider": map[string]any{"codeActionKinds": []string{"quickfix", "refactor"}},
+		"workspace": map[string]any{
+			"workspaceFolders": map[string]any{"supported": true, "changeNotifications": true},
+		},
+	}
+	if len(s.opts.Wrap) > 0 {
+		if res, _ := s.startWrapped(ctx, params, roots); res != nil {
+			return s.wrappedInitializeResult(res, normalizeJSON(ours))
+		}
+	}
+	return map[string]any{
+		"capabilities": ours,
+		"serverInfo":   map[string]any{"name": s.opts.Name, "version": s.opts.Version},
 	}, nil
 }
 
-func (s *Server) shutdown(_ context.Context) (any, error) {
+// normalizeJSON is v as encoding/json decodes it (maps, []any, float64),
+// the form capabilities are merged in.
+func normalizeJSON(v map[string]any) map[string]any {
+	data, err := json.Marshal(v)
+	if err != nil {
+		return v
+	}
+	var out map[string]any
+	if json.Unmarshal(data, &out) != nil {
+		return v
+	}
+	return out
+}
+
+func (s *Server) shutdown(ctx context.Context) (any, error) {
 	s.mu.Lock()
 	s.state = stateShutdown
 	sess := s.session
 	s.mu.Unlock()
 	s.log.Info("shutdown requested")
+	s.wrappedShutdown(ctx)
 	if sess != nil {
 		if t := sess.Current(); t != nil {
 			t.Cancel()

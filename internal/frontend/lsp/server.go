@@ -23,6 +23,7 @@ import (
 	"github.com/agentls/agentls/internal/config"
 	"github.com/agentls/agentls/internal/langserver/framing"
 	"github.com/agentls/agentls/internal/langserver/overlay"
+	"github.com/agentls/agentls/internal/langserver/wrap"
 	"github.com/agentls/agentls/internal/permission"
 	"github.com/agentls/agentls/internal/tools"
 )
@@ -37,6 +38,10 @@ type Options struct {
 	// EditTimeout bounds the editor's answer to an edit (applyEdit, and
 	// the plugin's save); 0 means DefaultEditTimeout.
 	EditTimeout time.Duration
+	// Wrap is the language server to wrap (agentls serve --wrap CMD…):
+	// started at initialize, it answers the editor's standard requests
+	// and the lsp_* tools use it (wrap.go). Empty: agentls serves alone.
+	Wrap []string
 }
 
 type lifecycle int
@@ -65,6 +70,10 @@ type Server struct {
 	base   context.Context
 	cancel context.CancelFunc
 	exit   chan int
+	// editor is the editor's stream when a server is wrapped (nil
+	// otherwise); wrapLost is signalled when that server ends unasked.
+	wrapIn   *wrap.Editor
+	wrapLost chan struct{}
 
 	mu         sync.Mutex
 	state      lifecycle
@@ -85,6 +94,9 @@ type Server struct {
 	trust     trustState
 	turns     map[string]*turnReporter // running turns by progress token
 	inflight  map[string]context.CancelFunc
+	// wrapProblem says why the wrapped server did not start, shown once
+	// the editor is initialized.
+	wrapProblem string
 }
 
 // docOverlay adapts the overlay store to the tools' Overlay interface.
@@ -104,7 +116,12 @@ func Serve(ctx context.Context, rwc io.ReadWriteCloser, opts Options) int {
 		opts.App.Log().Error("start the server", "error", err)
 		return 1
 	}
-	s.conn = jsonrpc2.NewConn(framing.New(rwc, framing.Options{MaxMessageSize: MaxMessageSize, AnswerBadFrames: true, Peer: "client", Log: s.log}))
+	var stream jsonrpc2.Stream = framing.New(rwc, framing.Options{MaxMessageSize: MaxMessageSize, AnswerBadFrames: true, Peer: "client", Log: s.log})
+	if len(opts.Wrap) > 0 {
+		s.wrapIn = wrap.NewEditor(stream, s.wrapRoute)
+		stream = s.wrapIn
+	}
+	s.conn = jsonrpc2.NewConn(stream)
 	s.conn.Go(s.base, s.handle)
 	defer s.cancel()
 	defer s.closeWithin(exitCloseBound)
@@ -122,6 +139,11 @@ func Serve(ctx context.Context, rwc io.ReadWriteCloser, opts Options) int {
 		s.cancel()
 		_ = s.conn.Close()
 		return s.codeWithoutExit()
+	case <-s.wrapLost:
+		// The wrapped server ended unasked (watchWrapped said so).
+		s.cancel()
+		_ = s.conn.Close()
+		return 1
 	case <-s.conn.Done():
 		s.cancel()
 		if err := s.conn.Err(); err != nil && !errors.Is(err, io.EOF) {
@@ -153,7 +175,7 @@ func newServer(ctx context.Context, opts Options) (*Server, error) {
 	base, cancel := context.WithCancel(ctx)
 	s := &Server{
 		opts: opts, log: opts.App.Log(), docs: docs,
-		base: base, cancel: cancel, exit: make(chan int, 1),
+		base: base, cancel: cancel, exit: make(chan int, 1), wrapLost: make(chan struct{}, 1),
 		turns: map[string]*turnReporter{}, inflight: map[string]context.CancelFunc{},
 	}
 	env, err := opts.App.Open(app.Frontend{Overlay: docOverlay{docs}, Applier: editorApplier{s}, AskTrust: s.askTrust})
@@ -167,7 +189,14 @@ func newServer(ctx context.Context, opts Options) (*Server, error) {
 
 // closeSession ends what the connection left running (background jobs,
 // language servers) and closes the history and the workspace folders.
-func (s *Server) closeSession() { s.env.Close() }
+func (s *Server) closeSession() {
+	s.env.Close()
+	if s.wrapIn != nil {
+		if m := s.wrapIn.Mux(); m != nil {
+			m.Close(2 * time.Second)
+		}
+	}
+}
 
 // exitCloseBound is how long agentls spends closing down after the
 // connection ends before it exits anyway: the editor waits for the
@@ -223,7 +252,13 @@ func (s *Server) handle(ctx context.Context, reply jsonrpc2.Replier, req jsonrpc
 			s.mu.Unlock()
 			cancel()
 		}()
-		res, err := s.call(cctx, call.Method(), call.Params())
+		var res any
+		var err error
+		if m := s.wrapped(); m != nil && call.Method() == "textDocument/codeAction" {
+			res, err = s.mergedCodeAction(cctx, m, call.ID(), call.Params())
+		} else {
+			res, err = s.call(cctx, call.Method(), call.Params())
+		}
 		if err == nil && cctx.Err() != nil && s.base.Err() == nil {
 			err = &jsonrpc2.Error{Code: codeRequestCancelled, Message: call.Method() + " was cancelled"}
 		}
@@ -278,6 +313,10 @@ func (s *Server) call(ctx context.Context, method string, params json.RawMessage
 		return s.executeCommand(ctx, params)
 	case "textDocument/codeAction":
 		return s.codeAction(ctx, params)
+	case "codeAction/resolve":
+		// agentls's actions are complete; it offers resolve only for a
+		// wrapped server's (wrapRoute).
+		return json.RawMessage(params), nil
 	}
 	return nil, jsonrpc2.Errorf(jsonrpc2.MethodNotFound, "method %s is not supported by agentls", method)
 }
@@ -286,12 +325,18 @@ func (s *Server) call(ctx context.Context, method string, params json.RawMessage
 // ignored, as the spec asks.
 func (s *Server) notification(ctx context.Context, method string, params json.RawMessage) {
 	if method == "exit" {
+		if m := s.wrapped(); m != nil {
+			m.Notify(method, params)
+		}
 		s.exitNotification()
 		return
 	}
 	s.mu.Lock()
 	state := s.state
 	s.mu.Unlock()
+	if m := s.wrapped(); m != nil && s.wrappedNotification(ctx, m, method, params, state == stateInitialized) {
+		return
+	}
 	if state != stateInitialized {
 		s.log.Debug("notification dropped outside the initialized state", "method", method)
 		return
@@ -300,6 +345,7 @@ func (s *Server) notification(ctx context.Context, method string, params json.Ra
 	switch method {
 	case "initialized":
 		s.reportConfigProblem()
+		s.reportWrapProblem()
 	case "$/setTrace":
 	case "workspace/didChangeConfiguration":
 		// The next ask re-reads the settings (a new model applies without a

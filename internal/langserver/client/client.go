@@ -2,6 +2,7 @@ package client
 
 import (
 	"context"
+	"fmt"
 	"log/slog"
 	"path/filepath"
 	"strings"
@@ -120,6 +121,17 @@ func (c *Client) live(ctx context.Context) (*session, error) {
 	if old != nil && old.alive() {
 		return old, nil
 	}
+	if sh := c.m.sharedFor(c.name); sh != nil {
+		// The editor's process: attached to, never started or restarted
+		// (its trust was decided when it started).
+		s, err := attachSession(ctx, c, sh)
+		c.startErr = err
+		if err != nil {
+			return nil, err
+		}
+		c.sess.Store(s)
+		return s, nil
+	}
 	// An untrusted folder's refusal is not a crash: it does not count
 	// against the restarts.
 	if c.refused != nil && time.Now().Before(c.refusedUntil) && !c.m.trustedFolder(c.folder) {
@@ -214,6 +226,9 @@ func (c *Client) restart(ctx context.Context) error {
 	defer c.mu.Unlock()
 	if c.closed {
 		return kindErrorf(ErrShutDown, "%s: language servers are shut down (agentls is exiting)", c.name)
+	}
+	if c.m.sharedFor(c.name) != nil {
+		return fmt.Errorf("%s is the editor's server (agentls serve --wrap): agentls does not restart it; restart the server in the editor", c.name)
 	}
 	l, err := c.m.prepare(c)
 	if err != nil {

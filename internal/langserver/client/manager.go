@@ -41,6 +41,9 @@ type Manager struct {
 
 	// sandbox confines the servers (nil: unconfined).
 	sandbox *sandbox.Sandbox
+	// shared is the server shared with the editor, if any (shared.go);
+	// guarded by mu.
+	shared Shared
 
 	// python caches the interpreter pyright gets in untrusted folders,
 	// by cleaned PATH.
@@ -306,6 +309,10 @@ func (m *Manager) clientsFor(path string, first bool) ([]*Client, error) {
 
 // clientLocked finds or creates the client of server e for abs.
 func (m *Manager) clientLocked(e serverEntry, abs string) (*Client, error) {
+	if m.sharedForLocked(e.cfg.Name) != nil {
+		// One process for the whole workspace: the editor's.
+		return m.sharedClientLocked(e, abs)
+	}
 	root, folder := m.rootFor(abs, e.cfg.RootMarkers)
 	if root == "" {
 		// Outside the workspace (e.g. a definition in the module cache):
@@ -327,6 +334,23 @@ func (m *Manager) clientLocked(e serverEntry, abs string) (*Client, error) {
 		return nil, err
 	}
 	c := newClient(m, e, root, folder, argv)
+	m.clients[key] = c
+	m.startSweeperLocked()
+	return c, nil
+}
+
+// sharedClientLocked is the one client of the server shared with the
+// editor, rooted at the first workspace folder.
+func (m *Manager) sharedClientLocked(e serverEntry, abs string) (*Client, error) {
+	key := clientKey{e.cfg.Name, ""}
+	if c, ok := m.clients[key]; ok {
+		return c, nil
+	}
+	root, _ := m.rootFor(abs, nil)
+	if roots := m.ws.Roots(); root == "" && len(roots) > 0 {
+		root = filepath.Clean(roots[0])
+	}
+	c := newClient(m, e, root, root, e.cfg.Command)
 	m.clients[key] = c
 	m.startSweeperLocked()
 	return c, nil

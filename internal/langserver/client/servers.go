@@ -38,6 +38,7 @@ type Servers struct {
 	sampled      string
 	sampledFiles []string
 	lookPath     func(string) (string, error) // Coverage's
+	shared       Shared                       // the server shared with the editor (Share)
 
 	smu    sync.Mutex
 	served map[string]string
@@ -123,6 +124,7 @@ func (s *Servers) Manager() (*Manager, error) {
 			s.cfg = cfg
 		}
 		s.m = NewManager(withPullDiagnostics(*s.cfg), s.ws, s.log)
+		s.m.shared = s.shared
 	}
 	return s.m, nil
 }

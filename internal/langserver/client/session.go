@@ -35,6 +35,10 @@ type session struct {
 	// stopping is set when agentls ends the process on purpose, so its
 	// exit is not counted as a crash.
 	stopping atomic.Bool
+	// shared is the connection to a server shared with the editor (nil:
+	// the session's own process): the session never ends that process,
+	// and the editor's documents are the editor's (shared.go).
+	shared SharedConn
 
 	enc      encoding
 	caps     serverCaps
@@ -84,24 +88,7 @@ func startSession(ctx context.Context, c *Client, l launch) (*session, error) {
 		<-p.Exited()
 		sl.Release()
 	}()
-	s := &session{
-		c:         c,
-		name:      c.name,
-		log:       c.log.With("pid", p.Pid()),
-		proc:      p,
-		docs:      map[string]*doc{},
-		versions:  map[string]int32{},
-		pushed:    map[string]*published{},
-		pulled:    map[string]*documentDiagnosticReport{},
-		diagWake:  make(chan struct{}),
-		regs:      map[string]registration{},
-		progress:  map[string]string{},
-		outlasted: map[string]bool{},
-		reqs:      map[uint64]pendingRequest{},
-		settings:  normalize(l.settings),
-		init:      l.init,
-	}
-	s.ctx, s.cancel = context.WithCancel(context.Background())
+	s := newSession(c, p, normalize(l.settings), l.init)
 	s.conn = jsonrpc2.NewConn(framing.New(p, framing.Options{MaxMessageSize: 64 << 20, Log: s.log}))
 	s.conn.Go(s.ctx, s.handle)
 	go s.watchExit()
@@ -120,6 +107,44 @@ func startSession(ctx context.Context, c *Client, l launch) (*session, error) {
 		}
 		return nil, fmt.Errorf("initialize %s: %w", c.name, err)
 	}
+	s.negotiated(res)
+	if err := s.conn.Notify(ictx, "initialized", struct{}{}); err != nil {
+		s.kill()
+		return nil, fmt.Errorf("initialize %s: %w", c.name, err)
+	}
+	if s.settings != nil && s.shared == nil {
+		_ = s.conn.Notify(ictx, "workspace/didChangeConfiguration", map[string]any{"settings": s.settings})
+	}
+	s.log.Debug("language server started", "encoding", s.enc.String())
+	return s, nil
+}
+
+// newSession is a session on p, not yet connected.
+func newSession(c *Client, p *proc.Proc, settings, init any) *session {
+	s := &session{
+		c:         c,
+		name:      c.name,
+		log:       c.log.With("pid", p.Pid()),
+		proc:      p,
+		docs:      map[string]*doc{},
+		versions:  map[string]int32{},
+		pushed:    map[string]*published{},
+		pulled:    map[string]*documentDiagnosticReport{},
+		diagWake:  make(chan struct{}),
+		regs:      map[string]registration{},
+		progress:  map[string]string{},
+		outlasted: map[string]bool{},
+		reqs:      map[uint64]pendingRequest{},
+		settings:  settings,
+		init:      init,
+	}
+	s.ctx, s.cancel = context.WithCancel(context.Background())
+	return s
+}
+
+// negotiated records what initialize's result says: the capabilities
+// and the position encoding.
+func (s *session) negotiated(res initializeResult) {
 	s.caps = res.Capabilities
 	enc := res.Capabilities.PositionEncoding
 	if enc == "" {
@@ -129,15 +154,6 @@ func startSession(ctx context.Context, c *Client, l launch) (*session, error) {
 		enc = res.OffsetEncoding
 	}
 	s.enc = parseEncoding(enc)
-	if err := s.conn.Notify(ictx, "initialized", struct{}{}); err != nil {
-		s.kill()
-		return nil, fmt.Errorf("initialize %s: %w", c.name, err)
-	}
-	if s.settings != nil {
-		_ = s.conn.Notify(ictx, "workspace/didChangeConfiguration", map[string]any{"settings": s.settings})
-	}
-	s.log.Debug("language server started", "encoding", s.enc.String())
-	return s, nil
 }
 
 // watchExit ends the session when the process exits or the connection
@@ -146,6 +162,9 @@ func (s *session) watchExit() {
 	select {
 	case <-s.proc.Exited():
 	case <-s.conn.Done():
+		if s.shared != nil {
+			break // detached; the process is the editor's
+		}
 		select {
 		case <-s.proc.Exited():
 		case <-time.After(2 * time.Second):
@@ -167,10 +186,12 @@ func (s *session) alive() bool {
 
 // kill ends the process now and waits (briefly) for it to be reaped.
 func (s *session) kill() {
-	s.proc.Kill()
-	select {
-	case <-s.proc.Exited():
-	case <-time.After(2 * time.Second):
+	if s.shared == nil {
+		s.proc.Kill()
+		select {
+		case <-s.proc.Exited():
+		case <-time.After(2 * time.Second):
+		}
 	}
 	s.cancel()
 	_ = s.conn.Close()
@@ -190,7 +211,7 @@ func (s *session) died(err error) bool {
 // `"params": null`), exit, then a kill once grace is over.
 func (s *session) stop(ctx context.Context, grace time.Duration) {
 	s.stopping.Store(true)
-	if s.alive() {
+	if s.alive() && s.shared == nil {
 		sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), grace)
 		defer cancel()
 		if err := s.request(sctx, grace, "shutdown", nil, nil); err == nil {

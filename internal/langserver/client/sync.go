@@ -58,11 +58,14 @@ type doc struct {
 	lang    string
 	version int32
 	text    *text
-	editor  bool      // the text came from an editor buffer
-	opened  time.Time // didOpen
-	sent    time.Time // last didOpen or didChange
-	used    time.Time // last sync
-	stamp   *Stamp    // the state the text was read in, when the Workspace stamps
+	editor  bool // the text came from an editor buffer
+	// byEditor: the editor opened it in a shared server (shared.go);
+	// the client sends nothing for it.
+	byEditor bool
+	opened   time.Time // didOpen
+	sent     time.Time // last didOpen or didChange
+	used     time.Time // last sync
+	stamp    *Stamp    // the state the text was read in, when the Workspace stamps
 }
 
 func (d *doc) state(path string) docState {
@@ -85,6 +88,13 @@ type docState struct {
 // has. Unchanged text sends nothing; with a Stamper, an unchanged stamp
 // reads nothing either.
 func (s *session) syncDoc(path string) (docState, error) {
+	if s.shared != nil {
+		s.shared.Lock()
+		defer s.shared.Unlock()
+		if d, ok := s.adoptEditorDoc(path, time.Now()); ok {
+			return d, nil
+		}
+	}
 	var stamp *Stamp
 	if st, ok := s.c.m.ws.(Stamper); ok {
 		if v, err := st.Stamp(path); err == nil {
@@ -150,6 +160,9 @@ func (s *session) closeDoc(path string) {
 		return
 	}
 	delete(s.docs, path)
+	if d.byEditor {
+		return // the editor closes its own
+	}
 	_ = s.notify("textDocument/didClose", didCloseParams{TextDocument: docID{URI: d.uri}})
 }
 
@@ -159,7 +172,7 @@ func (s *session) closeIdle(before time.Time) {
 	s.docMu.Lock()
 	defer s.docMu.Unlock()
 	for path, d := range s.docs {
-		if d.editor || !d.used.Before(before) {
+		if d.editor || d.byEditor || !d.used.Before(before) {
 			continue
 		}
 		delete(s.docs, path)

@@ -180,8 +180,8 @@ func (m *Manager) Retrust(ctx context.Context, folder string) error {
 	folder = filepath.Clean(folder)
 	var errs []error
 	for _, c := range m.Clients() {
-		if c.folder != folder {
-			continue
+		if c.folder != folder || m.sharedFor(c.name) != nil {
+			continue // a shared server keeps its form until the editor restarts it
 		}
 		if err := c.restart(ctx); err != nil {
 			errs = append(errs, err)

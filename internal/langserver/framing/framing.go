@@ -28,6 +28,8 @@ import (
 
 	"github.com/agentls/agentls/internal/textclip"
 
+	segjson "github.com/segmentio/encoding/json"
+
 	"go.lsp.dev/jsonrpc2"
 )
 
@@ -149,7 +151,7 @@ func (s *Stream) Read(ctx context.Context) (jsonrpc2.Message, int64, error) {
 		if err != nil {
 			return nil, total, fmt.Errorf("%w: read message body (%d of %d bytes): %v", ErrTransport, m, length, err)
 		}
-		msg, err := jsonrpc2.DecodeMessage(body)
+		msg, err := decodeMessage(body)
 		if err == nil {
 			return msg, total, nil
 		}
@@ -308,6 +310,86 @@ func (s *Stream) Write(ctx context.Context, msg jsonrpc2.Message) (int64, error)
 		return 0, err
 	}
 	return int64(len(data)), s.writeFrame(data)
+}
+
+// wireMessage is any JSON-RPC message, as jsonrpc2 decodes it.
+type wireMessage struct {
+	Version *string          `json:"jsonrpc"`
+	ID      *jsonrpc2.ID     `json:"id,omitempty"`
+	Method  string           `json:"method"`
+	Params  *json.RawMessage `json:"params,omitempty"`
+	Result  *json.RawMessage `json:"result,omitempty"`
+	Error   *jsonrpc2.Error  `json:"error,omitempty"`
+}
+
+// decodeMessage decodes a message as jsonrpc2.DecodeMessage does, whose
+// decoder allocates (and clears) a 32 KiB buffer per message: passing
+// requests on (agentls serve --wrap) decodes two messages per request.
+// The params and result stay views of body, as with DecodeMessage's
+// ZeroCopy; absent ones read as null.
+func decodeMessage(body []byte) (jsonrpc2.Message, error) {
+	var w wireMessage
+	// What follows the message in the body is ignored, as jsonrpc2's
+	// decoder ignores it.
+	_, err := segjson.Parse(body, &w, segjson.ZeroCopy)
+	switch {
+	case err != nil:
+	case w.Version != nil && *w.Version != "2.0":
+		err = fmt.Errorf("invalid RPC version %v", *w.Version)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("unmarshaling jsonrpc message: %w", err)
+	}
+	raw := func(r *json.RawMessage) any {
+		if r == nil {
+			return nil
+		}
+		return *r
+	}
+	switch {
+	case w.Method == "" && w.ID == nil:
+		return nil, jsonrpc2.ErrInvalidRequest
+	case w.Method == "":
+		var rerr error
+		if w.Error != nil {
+			rerr = w.Error
+		}
+		return jsonrpc2.NewResponse(*w.ID, raw(w.Result), rerr)
+	case w.ID == nil:
+		return jsonrpc2.NewNotification(w.Method, raw(w.Params))
+	}
+	return jsonrpc2.NewCall(*w.ID, w.Method, raw(w.Params))
+}
+
+// WriteResponse writes an answer whose result is JSON already (a
+// server's, passed on), without decoding or re-encoding it: the result is
+// written as it is, null when empty. An error answer is written as Write
+// writes it.
+func (s *Stream) WriteResponse(ctx context.Context, id jsonrpc2.ID, result json.RawMessage, err error) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	if err != nil {
+		r, merr := jsonrpc2.NewResponse(id, nil, err)
+		if merr != nil {
+			return merr
+		}
+		_, werr := s.Write(ctx, r)
+		return werr
+	}
+	raw, merr := id.MarshalJSON()
+	if merr != nil {
+		return fmt.Errorf("marshal message id: %w", merr)
+	}
+	if len(bytes.TrimSpace(result)) == 0 {
+		result = json.RawMessage("null")
+	}
+	buf := make([]byte, 0, len(result)+len(raw)+40)
+	buf = append(buf, `{"jsonrpc":"2.0","id":`...)
+	buf = append(buf, raw...)
+	buf = append(buf, `,"result":`...)
+	buf = append(buf, result...)
+	return s.writeFrame(append(buf, '}'))
 }
 
 // encodeMessage marshals a message, leaving out params that are null:
