@@ -40,6 +40,10 @@ const (
 	// EventTodos carries the agent's todo list (Todos) whenever it changes,
 	// and a one-line progress (Message: "2/5: writing the fix").
 	EventTodos EventType = "todos"
+	// EventModel says the session runs another model from its next turn
+	// on (Model), the conversation kept; it comes between turns, from the
+	// switch (Session.SwitchModel).
+	EventModel EventType = "model"
 )
 
 // Turn end reasons.
@@ -96,12 +100,18 @@ type Event struct {
 	SessionUsage *Usage `json:"session_usage,omitempty"`
 	// Todos is the todo list of a todos event.
 	Todos []tools.Todo `json:"todos,omitempty"`
+	// Model is the "provider:model" a turn runs (turn_start) or the
+	// session switched to (model).
+	Model string `json:"model,omitempty"`
 }
 
 // String renders the event as one plain-text transcript line.
 func (e Event) String() string {
 	switch e.Type {
 	case EventTurnStart:
+		if e.Model != "" {
+			return "turn started (" + e.Model + ")"
+		}
 		return "turn started"
 	case EventText:
 		return "agent: " + e.Text
@@ -132,7 +142,7 @@ func (e Event) String() string {
 		if e.Usage != nil {
 			return fmt.Sprintf("usage: %d tokens in (%d cached), %d out", e.Usage.Input, e.Usage.CacheRead, e.Usage.Output)
 		}
-	case EventCompaction, EventWarning:
+	case EventCompaction, EventWarning, EventModel:
 		return e.Message
 	case EventTodos:
 		return "todos " + e.Message + "\n" + tools.FormatTodos(e.Todos)

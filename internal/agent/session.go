@@ -25,6 +25,14 @@ const DefaultMaxSteps = 50
 // Config is what a session needs to run turns.
 type Config struct {
 	Provider Provider
+	// Model is the "provider:model" Provider reaches, for events and the
+	// journal ("" leaves it unnamed).
+	Model string
+	// ModelChosen says Model was picked for this session (a model picker,
+	// --model) rather than taken from the defaults; it is journaled when a
+	// resumed session runs another model than it last did, so a later
+	// resume keeps a chosen model and follows the defaults otherwise.
+	ModelChosen bool
 	Tools    *tools.Registry
 	Gate     *permission.Gate
 	// MaxSteps bounds model calls per turn; 0 means DefaultMaxSteps.
@@ -106,6 +114,7 @@ type Session struct {
 	todos   []tools.Todo
 
 	journalFailed bool
+	compacting    bool // Compact runs: the model must not change under it
 
 	hooks   *hooks.Runner
 	hookErr error
@@ -125,6 +134,13 @@ func NewSession(id string, cfg Config) *Session {
 	}
 	s := &Session{ID: id, cfg: cfg, history: cfg.Restored.History, turns: cfg.Restored.Turns, usage: cfg.Restored.Usage,
 		todos: cfg.Restored.Todos}
+	if last := cfg.Restored.Model; last != "" && cfg.Model != "" && cfg.Model != last {
+		// A stored session goes on with another model than it last ran:
+		// as after a switch, journaled so the next resume reads the
+		// history the same way.
+		s.history = crossModel(s.history)
+		s.journal(RecordModel, modelRecord{Model: cfg.Model, Chosen: cfg.ModelChosen})
+	}
 	s.initHooks()
 	return s
 }
@@ -274,7 +290,7 @@ func (s *Session) run(ctx context.Context, t *Turn, prompt string, emit func(Eve
 	}
 	s.setHookSend(send)
 	defer s.setHookSend(nil)
-	send(Event{Type: EventTurnStart})
+	send(Event{Type: EventTurnStart, Model: s.Model()})
 	if s.hookErr != nil {
 		return end(Result{Reason: ReasonError, Err: s.hookErr})
 	}
@@ -403,11 +419,17 @@ func (s *Session) call(ctx context.Context, t *Turn, req Request, send func(Even
 // between turns. It reports what it did through emit.
 func (s *Session) Compact(ctx context.Context, emit func(Event)) error {
 	s.mu.Lock()
-	busy := s.current != nil
-	s.mu.Unlock()
-	if busy {
+	if s.current != nil || s.compacting {
+		s.mu.Unlock()
 		return ErrBusy
 	}
+	s.compacting = true
+	s.mu.Unlock()
+	defer func() {
+		s.mu.Lock()
+		s.compacting = false
+		s.mu.Unlock()
+	}()
 	send := func(e Event) {
 		e.SessionID = s.ID
 		emit(e)

@@ -179,32 +179,37 @@ type Session struct {
 	// Tools is the tool set offered to the model, so a front-end can show
 	// a call by what its tool does (its capability).
 	Tools *tools.Registry
+
+	env      *Env
+	modelDir string
 }
 
 // NewSession resolves the model, settings, gate and tools and makes a
 // session. Errors say what to fix in the words of configuration (the
 // front-end may add its own).
 func (e *Env) NewSession(ctx context.Context, so SessionOptions) (*Session, error) {
-	spec := so.Model
-	if spec == "" {
-		var err error
-		if spec, err = e.ModelSpec(so.Models...); err != nil {
-			return nil, err
-		}
+	old, err := e.findStored(ctx, so)
+	if err != nil {
+		return nil, err
+	}
+	spec, chosen, err := e.sessionModel(so, old)
+	if err != nil {
+		return nil, err
 	}
 	var set Settings
 	if so.Settings != nil {
 		set = *so.Settings
 	} else {
-		var err error
 		if set, err = e.Settings(so.Editor); err != nil {
 			return nil, err
 		}
 	}
 	prov := so.Provider
 	if prov == nil {
-		var err error
 		if prov, err = e.Provider(spec, so.ModelDir, set); err != nil {
+			if old.restored.ChosenModel == spec && so.Model == "" && e.app.opts.ModelFlag == "" {
+				return nil, fmt.Errorf("session %s goes on with %s, the model chosen in it: %w (choose another model for it)", old.id, spec, err)
+			}
 			return nil, err
 		}
 	}
@@ -227,10 +232,11 @@ func (e *Env) NewSession(ctx context.Context, so SessionOptions) (*Session, erro
 	if maxSteps == 0 {
 		maxSteps = set.Config.MaxSteps
 	}
-	id, journal, restored, err := e.openJournal(ctx, so, spec)
-	if err != nil {
-		return nil, err
+	id := old.id
+	if id == "" {
+		id = agent.NewSessionID()
 	}
+	journal := e.startJournal(ctx, id, spec, so.Channel, len(old.restored.History) > 0)
 	if w := e.sandboxNotice(); w != "" {
 		set.Warnings = append(set.Warnings, w)
 	}
@@ -243,13 +249,15 @@ func (e *Env) NewSession(ctx context.Context, so SessionOptions) (*Session, erro
 		}
 	}
 	sess := agent.NewSession(id, agent.Config{
-		Provider: prov,
-		Tools:    reg,
-		Gate:     gate,
-		MaxSteps: maxSteps,
-		Channel:  so.Channel,
-		Hooks:    set.Hooks,
-		HookDir:  e.firstRoot,
+		Provider:    prov,
+		Model:       spec,
+		ModelChosen: chosen,
+		Tools:       reg,
+		Gate:        gate,
+		MaxSteps:    maxSteps,
+		Channel:     so.Channel,
+		Hooks:       set.Hooks,
+		HookDir:     e.firstRoot,
 
 		HookSandbox: e.Sandbox(),
 
@@ -259,10 +267,64 @@ func (e *Env) NewSession(ctx context.Context, so SessionOptions) (*Session, erro
 		MaxStopContinuations: set.Config.MaxStopContinuations,
 		ContextWindow:        contextWindow(spec, set, prov),
 		Journal:              journal,
-		Restored:             restored,
+		Restored:             old.restored,
 		Subagents:            subs,
 	})
-	return &Session{Session: sess, Gate: gate, Settings: set, Tools: reg}, nil
+	return &Session{Session: sess, Gate: gate, Settings: set, Tools: reg, env: e, modelDir: so.ModelDir}, nil
+}
+
+// SessionModel is the model a session opened with so runs: so.Model, the
+// --model flag, the model a person last chose in the stored session it
+// continues (Resume, Continue), else the defaults — the front-end's own
+// sources, AGENTLS_MODEL, the config file. The error names every place a
+// model can be set.
+func (e *Env) SessionModel(ctx context.Context, so SessionOptions) (string, error) {
+	old, err := e.findStored(ctx, so)
+	if err != nil {
+		// NewSession says so; the model comes from the defaults here.
+		old = stored{}
+	}
+	spec, _, err := e.sessionModel(so, old)
+	return spec, err
+}
+
+// sessionModel picks the model (SessionModel) and says whether it was
+// chosen for the session rather than the defaults' (agent.Config.ModelChosen).
+func (e *Env) sessionModel(so SessionOptions, old stored) (spec string, chosen bool, err error) {
+	def, defErr := e.defaultModel(so.Models...)
+	switch {
+	case so.Model != "":
+		spec = so.Model
+	case e.app.opts.ModelFlag != "":
+		spec = e.app.opts.ModelFlag
+	case old.restored.ChosenModel != "":
+		spec = old.restored.ChosenModel
+	case defErr != nil:
+		return "", false, defErr
+	default:
+		spec = def
+	}
+	return spec, defErr != nil || spec != def, nil
+}
+
+// SwitchModel makes the session run spec from its next turn on, the
+// conversation kept (agent.Session.SwitchModel): the model is resolved
+// as at the session's start, so a model without its provider or key is
+// refused with the same words before anything changes, and the session
+// keeps its model. The model event goes to emit.
+func (s *Session) SwitchModel(ctx context.Context, spec string, emit func(agent.Event)) error {
+	spec = strings.TrimSpace(spec)
+	if spec == "" {
+		return fmt.Errorf("no model given: name one as provider:model (e.g. openai:gpt-4.1, anthropic:claude-sonnet-4-5)")
+	}
+	if s.Current() != nil {
+		return agent.ErrBusy
+	}
+	prov, err := s.env.Provider(spec, s.modelDir, s.Settings)
+	if err != nil {
+		return err
+	}
+	return s.Session.SwitchModel(agent.Model{Spec: spec, Provider: prov, ContextWindow: contextWindow(spec, s.Settings, prov)}, emit)
 }
 
 // Provider builds the provider for spec with the settings' providers;
@@ -282,6 +344,16 @@ func (e *Env) Provider(spec, dir string, set Settings) (agent.Provider, error) {
 // then AGENTLS_MODEL, then the config file. The error names every place
 // a model can be set.
 func (e *Env) ModelSpec(frontend ...model.Source) (string, error) {
+	return e.modelSpec(true, frontend)
+}
+
+// defaultModel is ModelSpec without the --model flag: the model a session
+// gets when nobody chose one for it.
+func (e *Env) defaultModel(frontend ...model.Source) (string, error) {
+	return e.modelSpec(e.app.opts.ModelFlag == "", frontend)
+}
+
+func (e *Env) modelSpec(withFlag bool, frontend []model.Source) (string, error) {
 	o := e.app.opts
 	cfgName := "\"model\" in the config file"
 	if o.ConfigPath != "" {
@@ -290,7 +362,7 @@ func (e *Env) ModelSpec(frontend ...model.Source) (string, error) {
 	// A front-end's own place comes first in the message; the flag is
 	// named only when it is set or when no front-end has a place.
 	var sources []model.Source
-	if o.ModelFlag != "" || len(frontend) == 0 {
+	if withFlag && (o.ModelFlag != "" || len(frontend) == 0) {
 		sources = append(sources, model.Source{Name: "--model", Value: o.ModelFlag})
 	}
 	sources = append(sources, frontend...)

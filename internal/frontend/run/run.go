@@ -55,7 +55,10 @@ type Streams struct {
 // ended normally (completed, denied or cancelled), 1 on an agent or
 // provider error, 2 when it could not start.
 func Turn(ctx context.Context, env *app.Env, o Options, s Streams) int {
-	spec, err := env.ModelSpec()
+	// --model on a continued session switches it to that model, the
+	// conversation kept; without it the session goes on with the model
+	// chosen in it, else the defaults.
+	spec, err := env.SessionModel(ctx, app.SessionOptions{Continue: o.Continue, Resume: o.Session})
 	if err != nil {
 		return Fail(s, o.JSON, 2, err)
 	}
