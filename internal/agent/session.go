@@ -33,8 +33,8 @@ type Config struct {
 	// resumed session runs another model than it last did, so a later
 	// resume keeps a chosen model and follows the defaults otherwise.
 	ModelChosen bool
-	Tools    *tools.Registry
-	Gate     *permission.Gate
+	Tools       *tools.Registry
+	Gate        *permission.Gate
 	// MaxSteps bounds model calls per turn; 0 means DefaultMaxSteps.
 	MaxSteps int
 	// System is the system prompt; empty means DefaultSystemPrompt.
