@@ -44,6 +44,8 @@ export interface AgentEvent {
   turn_usage?: Usage;
   session_usage?: Usage;
   todos?: Todo[];
+  /** turn_start: the model the turn runs; model: the one the session switched to. */
+  model?: string;
 }
 
 export interface Usage {

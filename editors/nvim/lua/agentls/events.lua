@@ -38,6 +38,7 @@ M.fields = {
   turn_usage = 'table',
   session_usage = 'table',
   todos = 'table',
+  model = 'string', -- turn_start: the turn's model; model: the one the session switched to
 }
 
 --- checked keeps the fields of an event that the contract names, with the
