@@ -29,9 +29,10 @@ type Config struct {
 	// journal ("" leaves it unnamed).
 	Model string
 	// ModelChosen says Model was picked for this session (a model picker,
-	// --model) rather than taken from the defaults; it is journaled when a
-	// resumed session runs another model than it last did, so a later
-	// resume keeps a chosen model and follows the defaults otherwise.
+	// run's --model) rather than taken from the defaults; it is journaled
+	// with a new session's model and whenever a resumed session runs
+	// another model than it last did, so a later resume keeps a chosen
+	// model and follows the defaults otherwise.
 	ModelChosen bool
 	Tools       *tools.Registry
 	Gate        *permission.Gate
@@ -134,12 +135,17 @@ func NewSession(id string, cfg Config) *Session {
 	}
 	s := &Session{ID: id, cfg: cfg, history: cfg.Restored.History, turns: cfg.Restored.Turns, usage: cfg.Restored.Usage,
 		todos: cfg.Restored.Todos}
-	if last := cfg.Restored.Model; last != "" && cfg.Model != "" && cfg.Model != last {
+	switch last := cfg.Restored.Model; {
+	case cfg.Model == "":
+	case last != "" && cfg.Model != last:
 		// A stored session goes on with another model than it last ran:
 		// as after a switch, journaled so the next resume reads the
 		// history the same way.
 		s.history = crossModel(s.history)
 		s.journal(RecordModel, modelRecord{Model: cfg.Model, Chosen: cfg.ModelChosen})
+	case last == "" && cfg.ModelChosen:
+		// A new session on a model chosen for it keeps it when resumed.
+		s.journal(RecordModel, modelRecord{Model: cfg.Model, Chosen: true})
 	}
 	s.initHooks()
 	return s

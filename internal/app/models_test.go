@@ -148,27 +148,29 @@ func TestSwitchModelAcrossProviders(t *testing.T) {
 }
 
 // TestResumedSessionModel: which model a stored session goes on with —
-// the front-end's explicit choice (a picker), then the --model flag,
-// then the model chosen in the session, then the defaults — and whether a change is
-// journaled as chosen (kept at the next resume) or the defaults' (not).
+// the front-end's (a picker, run's --model), then the model chosen in the
+// session, then the defaults (--model of a long-running front-end, the
+// config file) — and whether a change is journaled as chosen (kept at the
+// next resume) or not (the defaults then apply again).
 func TestResumedSessionModel(t *testing.T) {
 	srv := openaitest.New(func(openaitest.Request) openaitest.Reply { return openaitest.Reply{Parts: []string{"ok"}} })
 	defer srv.Close()
 	tests := []struct {
 		name     string
-		flag     string
+		flag     string // --model of the process that resumes
 		chose    string // a switch in the first run
 		model    string // SessionOptions.Model when resuming
-		config   string // the config file's model when resuming
+		byPerson bool   // SessionOptions.ModelChosen
 		want     string
-		thenNext string // the model of a plain resume after that
+		thenNext string // a plain resume after that, same process
+		later    string // a plain resume in a process whose defaults say openai:z
 	}{
-		{"the defaults", "", "", "", "openai:b", "openai:b", "openai:b"},
-		{"the model chosen", "", "openai:c", "", "openai:b", "openai:c", "openai:c"},
-		{"an explicit choice over the chosen one", "", "openai:c", "openai:d", "openai:b", "openai:d", "openai:d"},
-		{"the flag over the chosen one", "openai:e", "openai:c", "", "openai:b", "openai:e", "openai:e"},
-		{"an explicit choice over the flag", "openai:e", "openai:c", "openai:d", "openai:b", "openai:d", "openai:e"},
-		{"the flag, though the defaults say the same", "openai:b", "openai:c", "", "openai:b", "openai:b", "openai:b"},
+		{"the defaults", "", "", "", false, "openai:b", "openai:b", "openai:z"},
+		{"the model chosen", "", "openai:c", "", false, "openai:c", "openai:c", "openai:c"},
+		{"the model chosen over --model", "openai:e", "openai:c", "", false, "openai:c", "openai:c", "openai:c"},
+		{"--model over the config", "openai:e", "", "", false, "openai:e", "openai:e", "openai:z"},
+		{"a person's choice over the chosen one", "", "openai:c", "openai:d", true, "openai:d", "openai:d", "openai:d"},
+		{"the settings' new model over the chosen one", "", "openai:c", "openai:d", false, "openai:d", "openai:b", "openai:z"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -192,10 +194,10 @@ func TestResumedSessionModel(t *testing.T) {
 			}
 			env.Close()
 
-			b, _ := newApp(t, srv.URL, func(o *app.Options) { o.DataDir = dataDir; o.Config = cfg(tt.config); o.ModelFlag = tt.flag })
+			b, _ := newApp(t, srv.URL, func(o *app.Options) { o.DataDir = dataDir; o.Config = cfg("openai:b"); o.ModelFlag = tt.flag })
 			env2, _ := b.Open(app.Frontend{Roots: []string{root}})
 			defer env2.Close()
-			so := app.SessionOptions{Continue: true, Model: tt.model, Channel: "headless"}
+			so := app.SessionOptions{Continue: true, Model: tt.model, ModelChosen: tt.byPerson, Channel: "headless"}
 			if got, err := env2.SessionModel(ctx, so); err != nil || got != tt.want {
 				t.Errorf("SessionModel = %q, %v; want %q", got, err, tt.want)
 			}
@@ -210,26 +212,52 @@ func TestResumedSessionModel(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if s3.Model() != tt.thenNext { // the flag still holds in this process
+			if s3.Model() != tt.thenNext {
 				t.Errorf("then resumed on %s, want %s", s3.Model(), tt.thenNext)
 			}
-			if tt.flag == "" {
-				c, _ := newApp(t, srv.URL, func(o *app.Options) { o.DataDir = dataDir; o.Config = cfg("openai:z") })
-				env3, _ := c.Open(app.Frontend{Roots: []string{root}})
-				defer env3.Close()
-				s4, err := env3.NewSession(ctx, app.SessionOptions{Continue: true, Channel: "headless"})
-				if err != nil {
-					t.Fatal(err)
-				}
-				wantLater := "openai:z" // the defaults', unless a choice holds
-				if tt.chose != "" || tt.model != "" {
-					wantLater = tt.want
-				}
-				if s4.Model() != wantLater {
-					t.Errorf("with the defaults now openai:z, resumed on %s, want %s", s4.Model(), wantLater)
-				}
+			c, _ := newApp(t, srv.URL, func(o *app.Options) { o.DataDir = dataDir; o.Config = cfg("openai:z") })
+			env3, _ := c.Open(app.Frontend{Roots: []string{root}})
+			defer env3.Close()
+			s4, err := env3.NewSession(ctx, app.SessionOptions{Continue: true, Channel: "headless"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if s4.Model() != tt.later {
+				t.Errorf("with the defaults now openai:z, resumed on %s, want %s", s4.Model(), tt.later)
 			}
 		})
+	}
+}
+
+// TestNewSessionOnAChosenModel: a session started on a model chosen for it
+// (run --model) keeps it when resumed; one started on the defaults'
+// follows them.
+func TestNewSessionOnAChosenModel(t *testing.T) {
+	srv := openaitest.New(func(openaitest.Request) openaitest.Reply { return openaitest.Reply{Parts: []string{"ok"}} })
+	defer srv.Close()
+	for _, chosen := range []bool{true, false} {
+		ctx := context.Background()
+		dataDir := t.TempDir()
+		a, root := newApp(t, srv.URL, func(o *app.Options) { o.DataDir = dataDir })
+		env, _ := a.Open(app.Frontend{Roots: []string{root}})
+		sess, err := env.NewSession(ctx, app.SessionOptions{Model: "openai:picked", ModelChosen: chosen, Channel: "headless"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		tr, _ := sess.Start(ctx, "hello", func(agent.Event) {})
+		tr.Wait()
+		again, err := env.NewSession(ctx, app.SessionOptions{Continue: true, Channel: "headless"})
+		env.Close()
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := "openai:test-model" // newApp's config file
+		if chosen {
+			want = "openai:picked"
+		}
+		if again.Model() != want {
+			t.Errorf("chosen=%v: resumed on %s, want %s", chosen, again.Model(), want)
+		}
 	}
 }
 

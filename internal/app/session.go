@@ -154,6 +154,11 @@ type SessionOptions struct {
 	// ask: the session uses them instead of resolving them again.
 	Model    string
 	Settings *Settings
+	// ModelChosen says the person chose Model for this session (a model
+	// picker, run's --model) rather than it being a default: a stored
+	// session keeps a chosen model when resumed, and otherwise follows
+	// the defaults.
+	ModelChosen bool
 	// Resume continues a stored session by id; Continue continues the
 	// workspace's latest one. The model sees the conversation as it last
 	// did (summaries included).
@@ -207,7 +212,7 @@ func (e *Env) NewSession(ctx context.Context, so SessionOptions) (*Session, erro
 	prov := so.Provider
 	if prov == nil {
 		if prov, err = e.Provider(spec, so.ModelDir, set); err != nil {
-			if old.restored.ChosenModel == spec && so.Model == "" && e.app.opts.ModelFlag == "" {
+			if old.restored.ChosenModel == spec && so.Model == "" {
 				return nil, fmt.Errorf("session %s goes on with %s, the model chosen in it: %w (choose another model for it)", old.id, spec, err)
 			}
 			return nil, err
@@ -273,11 +278,11 @@ func (e *Env) NewSession(ctx context.Context, so SessionOptions) (*Session, erro
 	return &Session{Session: sess, Gate: gate, Settings: set, Tools: reg, env: e, modelDir: so.ModelDir}, nil
 }
 
-// SessionModel is the model a session opened with so runs: so.Model, the
-// --model flag, the model a person last chose in the stored session it
-// continues (Resume, Continue), else the defaults — the front-end's own
-// sources, AGENTLS_MODEL, the config file. The error names every place a
-// model can be set.
+// SessionModel is the model a session opened with so runs: so.Model,
+// the model a person last chose in the stored session it continues
+// (Resume, Continue), else the defaults — the --model flag, the
+// front-end's own sources, AGENTLS_MODEL, the config file. The error
+// names every place a model can be set.
 func (e *Env) SessionModel(ctx context.Context, so SessionOptions) (string, error) {
 	old, err := e.findStored(ctx, so)
 	if err != nil {
@@ -289,22 +294,16 @@ func (e *Env) SessionModel(ctx context.Context, so SessionOptions) (string, erro
 }
 
 // sessionModel picks the model (SessionModel) and says whether it was
-// chosen for the session rather than the defaults' (agent.Config.ModelChosen).
+// chosen for the session (agent.Config.ModelChosen).
 func (e *Env) sessionModel(so SessionOptions, old stored) (spec string, chosen bool, err error) {
-	def, defErr := e.defaultModel(so.Models...)
 	switch {
 	case so.Model != "":
-		spec = so.Model
-	case e.app.opts.ModelFlag != "":
-		spec = e.app.opts.ModelFlag
+		return so.Model, so.ModelChosen, nil
 	case old.restored.ChosenModel != "":
-		spec = old.restored.ChosenModel
-	case defErr != nil:
-		return "", false, defErr
-	default:
-		spec = def
+		return old.restored.ChosenModel, true, nil
 	}
-	return spec, defErr != nil || spec != def, nil
+	spec, err = e.ModelSpec(so.Models...)
+	return spec, false, err
 }
 
 // SwitchModel makes the session run spec from its next turn on, the
@@ -344,16 +343,6 @@ func (e *Env) Provider(spec, dir string, set Settings) (agent.Provider, error) {
 // then AGENTLS_MODEL, then the config file. The error names every place
 // a model can be set.
 func (e *Env) ModelSpec(frontend ...model.Source) (string, error) {
-	return e.modelSpec(true, frontend)
-}
-
-// defaultModel is ModelSpec without the --model flag: the model a session
-// gets when nobody chose one for it.
-func (e *Env) defaultModel(frontend ...model.Source) (string, error) {
-	return e.modelSpec(e.app.opts.ModelFlag == "", frontend)
-}
-
-func (e *Env) modelSpec(withFlag bool, frontend []model.Source) (string, error) {
 	o := e.app.opts
 	cfgName := "\"model\" in the config file"
 	if o.ConfigPath != "" {
@@ -362,7 +351,7 @@ func (e *Env) modelSpec(withFlag bool, frontend []model.Source) (string, error) 
 	// A front-end's own place comes first in the message; the flag is
 	// named only when it is set or when no front-end has a place.
 	var sources []model.Source
-	if withFlag && (o.ModelFlag != "" || len(frontend) == 0) {
+	if o.ModelFlag != "" || len(frontend) == 0 {
 		sources = append(sources, model.Source{Name: "--model", Value: o.ModelFlag})
 	}
 	sources = append(sources, frontend...)

@@ -245,14 +245,16 @@ func (s *Server) ensureSession(resume string) (*app.Session, error) {
 	editor := config.Merge(s.editor, clientConf)
 	source := model.Source{Name: modelSetting(s.clientName), Value: editor.Model}
 	settingsModel, _ := s.env.ModelSpec(source)
+	chosen, byPerson := s.chosenLocked(resume, settingsModel)
 	as, err := s.env.NewSession(s.base, app.SessionOptions{
-		Resume:     resume,
-		Editor:     editor,
-		Models:     []model.Source{source},
-		Model:      s.chosenLocked(resume, settingsModel),
-		Asker:      editorAsker{s},
-		Questioner: editorQuestioner{s},
-		Channel:    "editor",
+		Resume:      resume,
+		Editor:      editor,
+		Models:      []model.Source{source},
+		Model:       chosen,
+		ModelChosen: byPerson,
+		Asker:       editorAsker{s},
+		Questioner:  editorQuestioner{s},
+		Channel:     "editor",
 	})
 	if err != nil && changed && s.session != nil {
 		// The new settings do not make a session (say, a model without its

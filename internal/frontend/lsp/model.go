@@ -33,22 +33,23 @@ type SetModelArgs struct {
 	Model string `json:"model"`
 }
 
-// chosenLocked is the model a session made now runs by choice ("" leaves
-// it to the defaults, or to a stored session's own): before the first
-// session, one chosen in the chat; remade for new settings, the model the
-// session runs — unless the settings now name another model than when
-// it was made or chosen, the newer choice; another stored session keeps
-// its own. s.mu is held.
-func (s *Server) chosenLocked(resume, settingsModel string) string {
+// chosenLocked is the model a session made now runs ("" leaves it to a
+// stored session's own choice, else the defaults) and whether the person
+// chose it for the conversation: before the first session, one chosen
+// in the chat; remade for new settings, the model the session runs —
+// unless the settings now name another model than when it was made or
+// chosen, the newer choice; another stored session keeps its own. s.mu
+// is held.
+func (s *Server) chosenLocked(resume, settingsModel string) (string, bool) {
 	switch {
 	case s.session == nil:
-		return s.chosenModel
+		return s.chosenModel, s.chosenModel != ""
 	case resume != "" && resume != s.session.ID:
-		return ""
+		return "", false
 	case settingsModel != "" && settingsModel != s.settingsModel:
-		return settingsModel
+		return settingsModel, false
 	}
-	return s.session.Model()
+	return s.session.Model(), false // what it ran last: nothing to journal
 }
 
 // editorModel is the model source of the editor's settings as they are
@@ -78,7 +79,8 @@ func (s *Server) modelStatus() (any, error) {
 	case s.session == nil:
 		next = settingsModel
 	default:
-		next, err = s.chosenLocked("", settingsModel), nil
+		next, _ = s.chosenLocked("", settingsModel)
+		err = nil
 	}
 	s.mu.Unlock()
 	set, _ := s.env.Settings(editor) // a broken setting still lists the rest
