@@ -97,7 +97,13 @@ func (s *Server) executeCommand(ctx context.Context, params json.RawMessage) (an
 	case CommandSandbox:
 		return s.sandboxStatus()
 	case CommandModel:
-		return s.modelStatus()
+		var a ModelArgs
+		if len(p.Arguments) > 0 {
+			if err := oneArg(p.Arguments, &a); err != nil {
+				return nil, err
+			}
+		}
+		return s.modelStatus(ctx, a)
 	case CommandSetModel:
 		var a SetModelArgs
 		if err := oneArg(p.Arguments, &a); err != nil {

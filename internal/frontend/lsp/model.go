@@ -27,6 +27,14 @@ type ModelStatus struct {
 	Models  []app.ModelChoice `json:"models,omitempty"`
 }
 
+// ModelArgs is agentls.model's optional argument.
+type ModelArgs struct {
+	// SessionID is the stored session the next prompt continues (a chat
+	// shown again after a restart): its model is the one chosen in it,
+	// unless one is chosen now.
+	SessionID string `json:"sessionId,omitempty"`
+}
+
 // SetModelArgs is the one argument of agentls.setModel.
 type SetModelArgs struct {
 	// Model is "provider:model"; it need not be one of ModelStatus.Models.
@@ -64,8 +72,8 @@ func (s *Server) editorModel() (model.Source, config.Config) {
 }
 
 // modelStatus says which model the next prompt goes to, as ensureSession
-// will pick it, and what a picker offers.
-func (s *Server) modelStatus() (any, error) {
+// will pick it (continuing a.SessionID), and what a picker offers.
+func (s *Server) modelStatus(ctx context.Context, a ModelArgs) (any, error) {
 	if s.env == nil {
 		return nil, jsonrpc2.Errorf(jsonrpc2.InvalidRequest, "agentls.model: the server is not initialized")
 	}
@@ -73,16 +81,24 @@ func (s *Server) modelStatus() (any, error) {
 	settingsModel, err := s.env.ModelSpec(source)
 	s.mu.Lock()
 	var next string
+	resume := ""
 	switch {
-	case s.session == nil && s.chosenModel != "":
-		next, err = s.chosenModel, nil
-	case s.session == nil:
-		next = settingsModel
-	default:
+	case s.session != nil && (a.SessionID == "" || a.SessionID == s.session.ID):
 		next, _ = s.chosenLocked("", settingsModel)
 		err = nil
+	case s.chosenModel != "":
+		next, err = s.chosenModel, nil
+	case a.SessionID != "":
+		resume = a.SessionID
+	default:
+		next = settingsModel
 	}
 	s.mu.Unlock()
+	if resume != "" {
+		// A stored session goes on with the model chosen in it, else the
+		// settings'; one that cannot be read is the ask's to report.
+		next, err = s.env.SessionModel(ctx, app.SessionOptions{Resume: resume, Models: []model.Source{source}})
+	}
 	set, _ := s.env.Settings(editor) // a broken setting still lists the rest
 	st := ModelStatus{Model: next, Models: s.env.ModelChoices(next, set, source)}
 	if err != nil {
@@ -118,7 +134,7 @@ func (s *Server) setModel(ctx context.Context, a SetModelArgs) (any, error) {
 		s.chosenModel = spec
 		s.mu.Unlock()
 		s.log.Info("model chosen for the conversation", "model", spec)
-		return s.modelStatus()
+		return s.modelStatus(ctx, ModelArgs{})
 	}
 	// Settings changed meanwhile (a provider just added to config.json)
 	// apply first, so the switch resolves the model with them.
@@ -136,7 +152,7 @@ func (s *Server) setModel(ctx context.Context, a SetModelArgs) (any, error) {
 	}
 	s.mu.Unlock()
 	s.log.Info("model switched", "session", sess.ID, "model", spec, "was", prev)
-	return s.modelStatus()
+	return s.modelStatus(ctx, ModelArgs{})
 }
 
 // notifyEvent sends an agent event outside a turn (a model switch).

@@ -3,7 +3,9 @@ package lsp_test
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/agentls/agentls/internal/agent"
@@ -186,5 +188,72 @@ func TestSetModelWhileATurnRuns(t *testing.T) {
 	}
 	if st := modelStatus(ctx, t, ed); st.Model != "replay:slow" {
 		t.Errorf("after the refused switch the model is %q", st.Model)
+	}
+}
+
+// TestModelOfAStoredSession: after a restart, agentls.model asked about
+// the stored session a chat shows names the model chosen in it (not the
+// settings'), and the prompt that continues it goes there.
+func TestModelOfAStoredSession(t *testing.T) {
+	ctx := ctxT(t)
+	dataDir := t.TempDir()
+	var mu sync.Mutex
+	var seen []string
+	editor := func() *fake.Editor {
+		ed, _ := setup(t, nil, nil, func(o *fake.Options) {
+			o.Server.DataDir = dataDir
+			o.InitOptions = map[string]string{"model": "replay:first"}
+			o.Server.NewProvider = func(spec, _ string) (agent.Provider, error) {
+				return providerFunc(func(req agent.Request) agent.Response {
+					mu.Lock()
+					defer mu.Unlock()
+					seen = append(seen, fmt.Sprintf("%s saw %d messages", spec, len(req.Messages)))
+					return agent.Response{Text: "ok"}
+				}), nil
+			}
+		})
+		return ed
+	}
+	first := editor()
+	res, err := first.Ask(ctx, lsp.AskArgs{Prompt: "one"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := first.WaitTurnEnd(ctx, res.TurnID); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := setModel(ctx, t, first, "replay:second"); err != nil {
+		t.Fatal(err)
+	}
+
+	second := editor() // another server: a restart
+	status := func(args any) string {
+		raw, err := second.ExecuteCommand(ctx, lsp.CommandModel, args)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var st lsp.ModelStatus
+		if err := json.Unmarshal(raw, &st); err != nil {
+			t.Fatal(err)
+		}
+		return st.Model
+	}
+	if got := status(lsp.ModelArgs{SessionID: res.SessionID}); got != "replay:second" {
+		t.Errorf("agentls.model for the stored session = %q, want the model chosen in it", got)
+	}
+	if got := status(nil); got != "replay:first" {
+		t.Errorf("agentls.model for a new conversation = %q, want the settings'", got)
+	}
+	again, err := second.Ask(ctx, lsp.AskArgs{Prompt: "two", SessionID: res.SessionID})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := second.WaitTurnEnd(ctx, again.TurnID); err != nil {
+		t.Fatal(err)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if got := strings.Join(seen, "; "); got != "replay:first saw 1 messages; replay:second saw 3 messages" {
+		t.Errorf("requests: %s", got)
 	}
 }

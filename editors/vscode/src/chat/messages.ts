@@ -15,6 +15,8 @@ export interface ChatStatus {
   context?: string;
   /** The session's title, when resumed. */
   session?: string;
+  /** The model the next prompt goes to ("provider:model"). */
+  model?: string;
 }
 
 /** Extension → webview. */
@@ -36,6 +38,8 @@ export type FromView =
   | { type: 'answer'; id: string; answer: string; text?: string; chosen?: string[] }
   | { type: 'cancel' }
   | { type: 'revert' }
+  /** The header's model button: pick another model for the conversation. */
+  | { type: 'pickModel' }
   | { type: 'openSettings'; setting: string }
   | { type: 'openReview'; id: string }
   | { type: 'copyCode'; text: string }

@@ -148,6 +148,8 @@ export class Transcript {
         return [this.addNotice('warning', e.message ?? '')];
       case 'compaction':
         return [this.addNotice('info', `Conversation compacted: ${e.message ?? ''}`.trim())];
+      case 'model':
+        return [this.addNotice('info', e.message || `model: ${e.model ?? '?'}`)];
       case 'turn_end':
         return this.onTurnEnd(e);
       default:
