@@ -162,7 +162,7 @@ func TestEventSchemaMatchesGo(t *testing.T) {
 	for _, e := range []agent.EventType{agent.EventTurnStart, agent.EventText, agent.EventToolCall, agent.EventToolResult,
 		agent.EventPermission, agent.EventTurnEnd, agent.EventError, agent.EventTextDelta, agent.EventThinkingDelta,
 		agent.EventThinking, agent.EventUsage, agent.EventCompaction, agent.EventWarning, agent.EventTodos,
-		agent.EventHook, agent.EventHookWarning} {
+		agent.EventHook, agent.EventHookWarning, agent.EventModel} {
 		if !slices.Contains(types, string(e)) {
 			t.Errorf("event type %q is not in the schema's types %v", e, types)
 		}

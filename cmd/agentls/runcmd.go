@@ -58,6 +58,6 @@ func cmdRun(ctx context.Context, args []string, stdin io.Reader, stdout, stderr 
 	}
 	defer env.Close()
 	cwd, _ := os.Getwd() // a replay path on the command line is relative to where it was typed
-	return headless.Turn(ctx, env, headless.Options{Prompt: prompt, OnAskDeny: *onAsk == "deny", JSON: *jsonOut, MaxSteps: *maxSteps,
+	return headless.Turn(ctx, env, headless.Options{Prompt: prompt, Model: *modelFlag, OnAskDeny: *onAsk == "deny", JSON: *jsonOut, MaxSteps: *maxSteps,
 		Continue: *cont, Session: *sessionID, Compact: *compact, Record: *record, Dir: cwd, ConfigPath: a.Options().ConfigPath}, streams)
 }

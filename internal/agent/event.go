@@ -44,6 +44,10 @@ const (
 	// …) the model gets, when they change: at the first turn that has
 	// any, and when one is added, removed or cut.
 	EventInstructions EventType = "instructions"
+	// EventModel says the session runs another model from its next turn
+	// on (Model), the conversation kept; it comes between turns, from the
+	// switch (Session.SwitchModel).
+	EventModel EventType = "model"
 )
 
 // Turn end reasons.
@@ -105,12 +109,18 @@ type Event struct {
 	Todos []tools.Todo `json:"todos,omitempty"`
 	// Instructions events: the files, as the prompt names them.
 	Files []string `json:"files,omitempty"`
+	// Model is the "provider:model" a turn runs (turn_start) or the
+	// session switched to (model).
+	Model string `json:"model,omitempty"`
 }
 
 // String renders the event as one plain-text transcript line.
 func (e Event) String() string {
 	switch e.Type {
 	case EventTurnStart:
+		if e.Model != "" {
+			return "turn started (" + e.Model + ")"
+		}
 		return "turn started"
 	case EventText:
 		return "agent: " + e.Text
@@ -141,7 +151,7 @@ func (e Event) String() string {
 		if e.Usage != nil {
 			return fmt.Sprintf("usage: %d tokens in (%d cached), %d out%s", e.Usage.Input, e.Usage.CacheRead, e.Usage.Output, costSuffix(e.Usage))
 		}
-	case EventCompaction, EventWarning:
+	case EventCompaction, EventWarning, EventModel:
 		return e.Message
 	case EventTodos:
 		return "todos " + e.Message + "\n" + tools.FormatTodos(e.Todos)

@@ -23,6 +23,7 @@ const (
 	RecordUsage      = "usage"      // one model call's Usage
 	RecordTurn       = "turn"       // a turn started (ID)
 	RecordTodos      = "todos"      // the todo list ([]tools.Todo)
+	RecordModel      = "model"      // the session runs another model from here on
 )
 
 // compactionRecord is a RecordCompaction's data.
@@ -54,6 +55,11 @@ type Restored struct {
 	Turns   int
 	Usage   Usage
 	Todos   []tools.Todo
+	// Model is the model the journal last names ("" when it names none:
+	// the session never changed models, and its store entry says which it
+	// ran); ChosenModel is that model when a person chose it for the
+	// session (Config.ModelChosen), which a resumed session keeps.
+	Model, ChosenModel string
 }
 
 // Restore replays a journal: the history as the model last saw it
@@ -105,6 +111,19 @@ func Restore(records []JournalRecord) (Restored, error) {
 				return bad(err)
 			}
 			r.Todos = t
+		case RecordModel:
+			var m modelRecord
+			if err := json.Unmarshal(rec.Data, &m); err != nil {
+				return bad(err)
+			}
+			if m.Model == "" {
+				return bad(fmt.Errorf("names no model"))
+			}
+			r.History = crossModel(r.History)
+			r.Model, r.ChosenModel = m.Model, ""
+			if m.Chosen {
+				r.ChosenModel = m.Model
+			}
 		}
 		// Unknown kinds come from a newer agentls: they add, never change,
 		// the conversation, so they are skipped.

@@ -25,8 +25,17 @@ const DefaultMaxSteps = 50
 // Config is what a session needs to run turns.
 type Config struct {
 	Provider Provider
-	Tools    *tools.Registry
-	Gate     *permission.Gate
+	// Model is the "provider:model" Provider reaches, for events and the
+	// journal ("" leaves it unnamed).
+	Model string
+	// ModelChosen says Model was picked for this session (a model picker,
+	// run's --model) rather than taken from the defaults; it is journaled
+	// with a new session's model and whenever a resumed session runs
+	// another model than it last did, so a later resume keeps a chosen
+	// model and follows the defaults otherwise.
+	ModelChosen bool
+	Tools       *tools.Registry
+	Gate        *permission.Gate
 	// MaxSteps bounds model calls per turn; 0 means DefaultMaxSteps.
 	MaxSteps int
 	// System is the system prompt; empty means DefaultSystemPrompt.
@@ -115,6 +124,7 @@ type Session struct {
 	shownInstr string
 
 	journalFailed bool
+	compacting    bool // Compact runs: the model must not change under it
 
 	hooks   *hooks.Runner
 	hookErr error
@@ -134,6 +144,18 @@ func NewSession(id string, cfg Config) *Session {
 	}
 	s := &Session{ID: id, cfg: cfg, history: cfg.Restored.History, turns: cfg.Restored.Turns, usage: cfg.Restored.Usage,
 		todos: cfg.Restored.Todos}
+	switch last := cfg.Restored.Model; {
+	case cfg.Model == "":
+	case last != "" && cfg.Model != last:
+		// A stored session goes on with another model than it last ran:
+		// as after a switch, journaled so the next resume reads the
+		// history the same way.
+		s.history = crossModel(s.history)
+		s.journal(RecordModel, modelRecord{Model: cfg.Model, Chosen: cfg.ModelChosen})
+	case last == "" && cfg.ModelChosen:
+		// A new session on a model chosen for it keeps it when resumed.
+		s.journal(RecordModel, modelRecord{Model: cfg.Model, Chosen: true})
+	}
 	s.initHooks()
 	return s
 }
@@ -293,7 +315,7 @@ func (s *Session) run(ctx context.Context, t *Turn, prompt string, emit func(Eve
 	}
 	s.setHookSend(send)
 	defer s.setHookSend(nil)
-	send(Event{Type: EventTurnStart})
+	send(Event{Type: EventTurnStart, Model: s.Model()})
 	if s.hookErr != nil {
 		return end(Result{Reason: ReasonError, Err: s.hookErr})
 	}
@@ -425,11 +447,17 @@ func (s *Session) call(ctx context.Context, t *Turn, req Request, send func(Even
 // between turns. It reports what it did through emit.
 func (s *Session) Compact(ctx context.Context, emit func(Event)) error {
 	s.mu.Lock()
-	busy := s.current != nil
-	s.mu.Unlock()
-	if busy {
+	if s.current != nil || s.compacting {
+		s.mu.Unlock()
 		return ErrBusy
 	}
+	s.compacting = true
+	s.mu.Unlock()
+	defer func() {
+		s.mu.Lock()
+		s.compacting = false
+		s.mu.Unlock()
+	}()
 	send := func(e Event) {
 		e.SessionID = s.ID
 		emit(e)

@@ -39,6 +39,7 @@ func (s *Session) runSubagent(ctx context.Context, t *Turn, callID, prompt, desc
 	}
 	child := NewSession(s.ID+"-"+callID, Config{
 		Provider:      s.cfg.Provider,
+		Model:         s.cfg.Model,
 		Tools:         s.cfg.Subagents,
 		Gate:          s.cfg.Gate,
 		GateSession:   s.gateSession(),

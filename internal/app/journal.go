@@ -28,12 +28,11 @@ func (j *storeJournal) Append(kind string, data json.RawMessage) error {
 	ctx := context.Background()
 	if kind == agent.RecordMessage {
 		j.mu.Lock()
-		needTitle := !j.titled
+		needTitle, info := !j.titled, j.info
 		j.mu.Unlock()
 		if needTitle {
 			var m agent.Message
 			if json.Unmarshal(data, &m) == nil && m.Role == agent.RoleUser {
-				info := j.info
 				info.Title = title(m.Content)
 				if err := j.st.SaveSession(ctx, info); err != nil {
 					return err
@@ -44,8 +43,23 @@ func (j *storeJournal) Append(kind string, data json.RawMessage) error {
 			}
 		}
 	}
-	_, err := j.st.AppendRecord(ctx, j.info.ID, kind, string(data))
-	return err
+	if _, err := j.st.AppendRecord(ctx, j.info.ID, kind, string(data)); err != nil {
+		return err
+	}
+	if kind == agent.RecordModel {
+		// The sessions list shows the model the session runs now.
+		var m struct {
+			Model string `json:"model"`
+		}
+		if json.Unmarshal(data, &m) == nil && m.Model != "" {
+			j.mu.Lock()
+			j.info.Model = m.Model
+			info := j.info
+			j.mu.Unlock()
+			return j.st.SaveSession(ctx, info)
+		}
+	}
+	return nil
 }
 
 // title shortens a first prompt to a session's name.
@@ -61,43 +75,64 @@ func title(prompt string) string {
 // ErrNoHistory is why a session cannot be resumed without the store.
 var ErrNoHistory = errors.New("sessions are kept in the history database, which is not open")
 
-// openJournal starts or resumes a session's journal: a new session is
-// registered in the store; a resumed one is read back.
-func (e *Env) openJournal(ctx context.Context, so SessionOptions, spec string) (id string, j agent.Journal, restored agent.Restored, err error) {
+// stored is the stored session a new one continues: its id and its
+// state read back; zero for a new session.
+type stored struct {
+	id       string
+	restored agent.Restored
+}
+
+// findStored reads the stored session so continues (Resume, or the
+// workspace's latest with Continue). restored.Model is the model the
+// session last ran: the journal's last model record, else its store
+// entry's.
+func (e *Env) findStored(ctx context.Context, so SessionOptions) (stored, error) {
+	id := so.Resume
+	if id == "" && !so.Continue {
+		return stored{}, nil
+	}
 	st, stErr := e.Store(ctx)
-	id = so.Resume
-	if so.Continue && id == "" {
+	if id == "" {
 		if stErr != nil {
-			return "", nil, restored, fmt.Errorf("continue the last session: %w (%v)", ErrNoHistory, stErr)
+			return stored{}, fmt.Errorf("continue the last session: %w (%v)", ErrNoHistory, stErr)
 		}
 		latest, err := st.LatestSession(ctx, e.firstRoot())
 		if err != nil {
-			return "", nil, restored, fmt.Errorf("continue the last session: %w", err)
+			return stored{}, fmt.Errorf("continue the last session: %w", err)
 		}
 		id = latest.ID
 	}
-	if id != "" {
-		if stErr != nil {
-			return "", nil, restored, fmt.Errorf("resume session %s: %w (%v)", id, ErrNoHistory, stErr)
-		}
-		if _, err := st.Session(ctx, id); err != nil {
-			return "", nil, restored, fmt.Errorf("resume session %s: %w: see the sessions list", id, err)
-		}
-		if restored, err = e.loadRecords(ctx, st, id); err != nil {
-			return "", nil, restored, err
-		}
-	} else {
-		id = agent.NewSessionID()
-	}
 	if stErr != nil {
-		return id, nil, restored, nil // in memory only; Gate already warned
+		return stored{}, fmt.Errorf("resume session %s: %w (%v)", id, ErrNoHistory, stErr)
 	}
-	info := store.SessionInfo{ID: id, Workspace: e.firstRoot(), Model: spec, Channel: so.Channel}
+	info, err := st.Session(ctx, id)
+	if err != nil {
+		return stored{}, fmt.Errorf("resume session %s: %w: see the sessions list", id, err)
+	}
+	restored, err := e.loadRecords(ctx, st, id)
+	if err != nil {
+		return stored{}, err
+	}
+	if restored.Model == "" {
+		restored.Model = info.Model
+	}
+	return stored{id: id, restored: restored}, nil
+}
+
+// startJournal registers the session (new or continued) in the store
+// with the model it runs now and returns its journal; nil without a store
+// (the conversation is then kept in memory only; Gate already warned).
+func (e *Env) startJournal(ctx context.Context, id, spec, channel string, titled bool) agent.Journal {
+	st, err := e.Store(ctx)
+	if err != nil {
+		return nil
+	}
+	info := store.SessionInfo{ID: id, Workspace: e.firstRoot(), Model: spec, Channel: channel}
 	if err := st.SaveSession(ctx, info); err != nil {
 		e.app.log.Warn("the session will not be saved", "error", err)
-		return id, nil, restored, nil
+		return nil
 	}
-	return id, &storeJournal{st: st, info: info, titled: len(restored.History) > 0}, restored, nil
+	return &storeJournal{st: st, info: info, titled: titled}
 }
 
 // Journal is a stored session's records, in order (store.ErrNoSession

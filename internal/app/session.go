@@ -154,6 +154,11 @@ type SessionOptions struct {
 	// ask: the session uses them instead of resolving them again.
 	Model    string
 	Settings *Settings
+	// ModelChosen says the person chose Model for this session (a model
+	// picker, run's --model) rather than it being a default: a stored
+	// session keeps a chosen model when resumed, and otherwise follows
+	// the defaults.
+	ModelChosen bool
 	// Resume continues a stored session by id; Continue continues the
 	// workspace's latest one. The model sees the conversation as it last
 	// did (summaries included).
@@ -179,32 +184,37 @@ type Session struct {
 	// Tools is the tool set offered to the model, so a front-end can show
 	// a call by what its tool does (its capability).
 	Tools *tools.Registry
+
+	env      *Env
+	modelDir string
 }
 
 // NewSession resolves the model, settings, gate and tools and makes a
 // session. Errors say what to fix in the words of configuration (the
 // front-end may add its own).
 func (e *Env) NewSession(ctx context.Context, so SessionOptions) (*Session, error) {
-	spec := so.Model
-	if spec == "" {
-		var err error
-		if spec, err = e.ModelSpec(so.Models...); err != nil {
-			return nil, err
-		}
+	old, err := e.findStored(ctx, so)
+	if err != nil {
+		return nil, err
+	}
+	spec, chosen, err := e.sessionModel(so, old)
+	if err != nil {
+		return nil, err
 	}
 	var set Settings
 	if so.Settings != nil {
 		set = *so.Settings
 	} else {
-		var err error
 		if set, err = e.Settings(so.Editor); err != nil {
 			return nil, err
 		}
 	}
 	prov := so.Provider
 	if prov == nil {
-		var err error
 		if prov, err = e.Provider(spec, so.ModelDir, set); err != nil {
+			if old.restored.ChosenModel == spec && so.Model == "" {
+				return nil, fmt.Errorf("session %s goes on with %s, the model chosen in it: %w (choose another model for it)", old.id, spec, err)
+			}
 			return nil, err
 		}
 	}
@@ -227,10 +237,11 @@ func (e *Env) NewSession(ctx context.Context, so SessionOptions) (*Session, erro
 	if maxSteps == 0 {
 		maxSteps = set.Config.MaxSteps
 	}
-	id, journal, restored, err := e.openJournal(ctx, so, spec)
-	if err != nil {
-		return nil, err
+	id := old.id
+	if id == "" {
+		id = agent.NewSessionID()
 	}
+	journal := e.startJournal(ctx, id, spec, so.Channel, len(old.restored.History) > 0)
 	if w := e.sandboxNotice(); w != "" {
 		set.Warnings = append(set.Warnings, w)
 	}
@@ -243,13 +254,15 @@ func (e *Env) NewSession(ctx context.Context, so SessionOptions) (*Session, erro
 		}
 	}
 	sess := agent.NewSession(id, agent.Config{
-		Provider: prov,
-		Tools:    reg,
-		Gate:     gate,
-		MaxSteps: maxSteps,
-		Channel:  so.Channel,
-		Hooks:    set.Hooks,
-		HookDir:  e.firstRoot,
+		Provider:    prov,
+		Model:       spec,
+		ModelChosen: chosen,
+		Tools:       reg,
+		Gate:        gate,
+		MaxSteps:    maxSteps,
+		Channel:     so.Channel,
+		Hooks:       set.Hooks,
+		HookDir:     e.firstRoot,
 
 		HookSandbox: e.Sandbox(),
 
@@ -260,10 +273,58 @@ func (e *Env) NewSession(ctx context.Context, so SessionOptions) (*Session, erro
 		ContextWindow:        e.contextWindow(ctx, spec, set, prov),
 		Price:                price(spec, set),
 		Journal:              journal,
-		Restored:             restored,
+		Restored:             old.restored,
 		Subagents:            subs,
 	})
-	return &Session{Session: sess, Gate: gate, Settings: set, Tools: reg}, nil
+	return &Session{Session: sess, Gate: gate, Settings: set, Tools: reg, env: e, modelDir: so.ModelDir}, nil
+}
+
+// SessionModel is the model a session opened with so runs: so.Model,
+// the model a person last chose in the stored session it continues
+// (Resume, Continue), else the defaults — the --model flag, the
+// front-end's own sources, AGENTLS_MODEL, the config file. The error
+// names every place a model can be set.
+func (e *Env) SessionModel(ctx context.Context, so SessionOptions) (string, error) {
+	old, err := e.findStored(ctx, so)
+	if err != nil {
+		// NewSession says so; the model comes from the defaults here.
+		old = stored{}
+	}
+	spec, _, err := e.sessionModel(so, old)
+	return spec, err
+}
+
+// sessionModel picks the model (SessionModel) and says whether it was
+// chosen for the session (agent.Config.ModelChosen).
+func (e *Env) sessionModel(so SessionOptions, old stored) (spec string, chosen bool, err error) {
+	switch {
+	case so.Model != "":
+		return so.Model, so.ModelChosen, nil
+	case old.restored.ChosenModel != "":
+		return old.restored.ChosenModel, true, nil
+	}
+	spec, err = e.ModelSpec(so.Models...)
+	return spec, false, err
+}
+
+// SwitchModel makes the session run spec from its next turn on, the
+// conversation kept (agent.Session.SwitchModel): the model is resolved
+// as at the session's start, so a model without its provider or key is
+// refused with the same words before anything changes, and the session
+// keeps its model. The model event goes to emit.
+func (s *Session) SwitchModel(ctx context.Context, spec string, emit func(agent.Event)) error {
+	spec = strings.TrimSpace(spec)
+	if spec == "" {
+		return fmt.Errorf("no model given: name one as provider:model (e.g. openai:gpt-4.1, anthropic:claude-sonnet-4-5)")
+	}
+	if s.Current() != nil {
+		return agent.ErrBusy
+	}
+	prov, err := s.env.Provider(spec, s.modelDir, s.Settings)
+	if err != nil {
+		return err
+	}
+	return s.Session.SwitchModel(agent.Model{Spec: spec, Provider: prov, ContextWindow: s.env.contextWindow(ctx, spec, s.Settings, prov), Price: price(spec, s.Settings)}, emit)
 }
 
 // Provider builds the provider for spec with the settings' providers;

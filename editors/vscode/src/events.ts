@@ -46,6 +46,8 @@ export interface AgentEvent {
   todos?: Todo[];
   /** instructions: the project instruction files the model gets (AGENTS.md …). */
   files?: string[];
+  /** turn_start: the model the turn runs; model: the one the session switched to. */
+  model?: string;
 }
 
 export interface Usage {

@@ -15,7 +15,7 @@ import { AgentClient, CodeActionAsk, message } from './client';
 import { EditorContext, PromptContext } from './context';
 import { AgentEvent, SessionState, Status, usageBadge, usageLine } from './events';
 import { mentionFiles } from './mentions';
-import { AskArgs, AskReply, RevertReply, serverCommand, SessionInfo } from './protocol';
+import { AskArgs, AskReply, ModelStatus, RevertReply, serverCommand, SessionInfo } from './protocol';
 import { ignoredWorkspaceSettings, openSettings, readSettings, restrictedSettings } from './settings';
 import type { SandboxStatus } from './sandbox';
 import { StatusBar } from './status';
@@ -33,6 +33,7 @@ export const command = {
   showLog: 'agentls.vscode.showLog',
   restart: 'agentls.vscode.restartServer',
   openSettings: 'agentls.vscode.openSettings',
+  pickModel: 'agentls.vscode.pickModel',
 } as const;
 
 /** How long after a turn's end a server message is taken for its end message (ms). */
@@ -49,6 +50,10 @@ class Agentls implements vscode.Disposable, ChatActions {
   private sandbox: SandboxStatus | undefined;
   /** agentls.model answered no model: the status says so before a prompt fails. */
   private noModel = false;
+  /** The model the next prompt goes to (agentls.model, then the turns' and switches' events). */
+  private model: string | undefined;
+  /** The running server has a conversation (an ask went through since it started). */
+  private conversing = false;
   private readonly editorContext = new EditorContext();
   private restartAfterTurn = false;
   /** The context a code action gave the next prompt (instead of the editor's). */
@@ -101,6 +106,7 @@ class Agentls implements vscode.Disposable, ChatActions {
     reg(command.showLog, () => this.client.output.show(true));
     reg(command.restart, () => this.restart());
     reg(command.openSettings, (key: string) => openSettings(typeof key === 'string' ? key : 'agentls.model'));
+    reg(command.pickModel, () => this.pickModel());
     this.disposables.push(
       vscode.window.registerWebviewViewProvider(ChatView.viewId, this.chat.view, { webviewOptions: { retainContextWhenHidden: true } }),
       // The activity bar's Get Started view: no items, only its welcome
@@ -119,6 +125,7 @@ class Agentls implements vscode.Disposable, ChatActions {
         }
         if (s === 'starting') {
           this.resume = true;
+          this.conversing = false;
         }
         this.sandbox = undefined;
         if (s === 'running') {
@@ -152,6 +159,7 @@ class Agentls implements vscode.Disposable, ChatActions {
     try {
       const reply = await this.sendAsk(arg, ctx, sessionId);
       this.resume = false;
+      this.conversing = true;
       this.pinned = undefined;
       this.chat.setSession(reply.sessionId);
       if (reply.turnId) {
@@ -309,6 +317,7 @@ class Agentls implements vscode.Disposable, ChatActions {
     }
     await this.chat.switchTo(pick.id, pick.title);
     this.resume = true;
+    void this.readModel(); // the header names the model the resumed session goes on with
     if (!this.chat.hasEntries) {
       this.chat.addNotice('info', `Resumed session “${pick.title || pick.id}”. Its earlier turns are not shown here; the agent remembers them, and your next prompt continues it.`);
     } else {
@@ -332,6 +341,64 @@ class Agentls implements vscode.Disposable, ChatActions {
     void openSettings(setting);
   }
 
+  /**
+   * The chat's model button: the models agentls knows (agentls.model) in
+   * a QuickPick, the one running marked, and Other… to type one; the
+   * conversation goes on with the model picked (agentls.setModel).
+   */
+  async pickModel(): Promise<void> {
+    let st: ModelStatus;
+    try {
+      await this.client.running();
+      st = await this.client.execute<ModelStatus>(serverCommand.model, this.modelArgs());
+    } catch (err) {
+      this.chat.addNotice('error', `Listing the models failed: ${message(err)}`);
+      return;
+    }
+    type Item = vscode.QuickPickItem & { model?: string };
+    const items: Item[] = (st.models ?? []).map((c) => ({
+      label: `${c.model === st.model ? '$(check) ' : ''}${c.model}`,
+      description: c.from,
+      model: c.model,
+    }));
+    items.push({ label: '$(edit) Other model…', description: 'provider:model, e.g. anthropic:claude-sonnet-4-5' });
+    const pick = await vscode.window.showQuickPick(items, {
+      title: 'agentls: switch the conversation to another model',
+      placeHolder: st.model ? `Now ${st.model}: the conversation goes on with the model you pick` : st.problem,
+      matchOnDescription: true,
+    });
+    if (!pick) {
+      return;
+    }
+    const spec =
+      pick.model ??
+      (await vscode.window.showInputBox({
+        title: 'agentls: switch the conversation to another model',
+        prompt: 'provider:model — a server of agentls.providers or of the config file, or a known provider (openai, anthropic, openrouter, ollama, …)',
+        value: st.model,
+        validateInput: (v) => (badModel(v.trim()) ? 'provider:model, e.g. openai:gpt-4.1 or local:qwen3' : undefined),
+      }))?.trim();
+    if (!spec || spec === st.model) {
+      return;
+    }
+    await this.setModel(spec);
+  }
+
+  /** Switches the conversation to spec; the server's model event says so in the chat (before the first prompt, the chat does). */
+  private async setModel(spec: string): Promise<void> {
+    try {
+      const st = await this.client.execute<ModelStatus>(serverCommand.setModel, [{ model: spec }]);
+      this.model = st.model || spec;
+      if (!this.conversing) {
+        // No conversation on the server yet: no model event comes.
+        this.chat.addNotice('info', `The next prompt goes to ${this.model}.`);
+      }
+    } catch (err) {
+      this.chat.addNotice('error', message(err));
+    }
+    this.updateStatus();
+  }
+
   openReview(id: string): void {
     this.asks.answer(id, 'open');
   }
@@ -345,6 +412,9 @@ class Agentls implements vscode.Disposable, ChatActions {
   private onEvent(e: AgentEvent): void {
     if (e.type === 'turn_end' && !e.parent_id) {
       this.turnEndedAt = Date.now();
+    }
+    if ((e.type === 'turn_start' || e.type === 'model') && e.model && !e.parent_id) {
+      this.model = e.model;
     }
     const changed = [this.state.changedTurnId, this.state.changedFiles.length];
     this.state.onEvent(e);
@@ -435,11 +505,18 @@ class Agentls implements vscode.Disposable, ChatActions {
     return l === 'running' ? this.state.status() : l;
   }
 
+  /** agentls.model's argument: the stored session the next prompt continues, whose model is the one chosen in it. */
+  private modelArgs(): Array<{ sessionId: string }> {
+    const id = this.resume ? this.chat.sessionId : undefined;
+    return id ? [{ sessionId: id }] : [];
+  }
+
   /** Asks agentls which model the next prompt goes to (agentls.model): the status and the Get Started view say when there is none. */
   private async readModel(): Promise<void> {
     try {
-      const m = await this.client.execute<{ model: string; problem?: string }>('agentls.model');
+      const m = await this.client.execute<ModelStatus>(serverCommand.model, this.modelArgs());
       this.noModel = !m?.model;
+      this.model = m?.model || undefined;
       void vscode.commands.executeCommand('setContext', 'agentls.noModel', this.noModel);
     } catch (e) {
       // An older agentls: the first prompt says it instead.
@@ -464,7 +541,7 @@ class Agentls implements vscode.Disposable, ChatActions {
     const view = { status, step: this.state.step, revertTurnId: this.state.changedTurnId, startError: this.client.startError, sandbox: this.sandbox, noModel: this.noModel, usage: this.state.sessionUsage };
     this.statusBar.update(view);
     this.chat.setStatus({ status, step: view.step, revertTurnId: view.revertTurnId, context: (this.pinned ?? this.editorContext.current())?.label,
-      usage: usageBadge(view.usage), usageTitle: usageLine(view.usage) });
+      usage: usageBadge(view.usage), usageTitle: usageLine(view.usage), model: this.model });
   }
 
   dispose(): void {

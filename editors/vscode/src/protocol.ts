@@ -9,6 +9,8 @@ export const serverCommand = {
   revertTurn: 'agentls.revertTurn',
   approve: 'agentls.approve',
   sessions: 'agentls.sessions',
+  model: 'agentls.model',
+  setModel: 'agentls.setModel',
 } as const;
 
 /** Notifications and requests beyond the LSP. */
@@ -102,6 +104,19 @@ export interface SessionInfo {
   updated?: string;
   records?: number;
   current?: boolean;
+}
+
+/** One model a picker offers (agentls.model), with where agentls found it. */
+export interface ModelChoice {
+  model: string;
+  from: string;
+}
+
+/** agentls.model's and agentls.setModel's reply: the model the next prompt goes to, or none and why. */
+export interface ModelStatus {
+  model: string;
+  problem?: string;
+  models?: ModelChoice[];
 }
 
 /** agentls.revertTurn's reply. */

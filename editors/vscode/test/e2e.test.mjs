@@ -831,6 +831,78 @@ test('A local OpenAI-compatible server set up in Settings answers; a model witho
   }
 });
 
+test('The chat header\'s model button switches the conversation to another model, which gets the whole conversation; one that cannot run is refused; a reload keeps the choice', { timeout: 180_000 }, async () => {
+  const local = await localModelServer('Hello from the local server.');
+  const ed = new Editor('model-switch', {}, { script: 'answer.json' });
+  // The person's config file names the local server and its model, so
+  // the picker offers it.
+  const cfgDir = path.join(ed.home, '.config', 'agentls');
+  fs.mkdirSync(cfgDir, { recursive: true });
+  fs.writeFileSync(path.join(cfgDir, 'config.json'), JSON.stringify({ providers: { local: { base_url: local.url, models: { 'qwen3-coder': {} } } } }));
+  let failed = true;
+  try {
+    await ed.start();
+    await ed.waitStatus('agentls: idle');
+    await ed.askInChat('Remember the word ZEBRA.');
+    await ed.entries('assistant', 'Hello from the replay model').waitFor();
+    const button = ed.chat().locator('header #model');
+    await waitFor('the header to name the replay model', async () => (await button.innerText()).includes('replay:script.json'));
+    await ed.screenshot('1-replay-model');
+
+    // The header's button: a QuickPick of the models agentls knows, the
+    // running one checked; the local one picked.
+    await button.click();
+    const rows = ed.page.locator('.quick-input-list .monaco-list-row');
+    await rows.filter({ hasText: 'local:qwen3-coder' }).waitFor();
+    const current = rows.filter({ hasText: 'this session\'s model' });
+    assert.match(await current.innerText(), /replay:/);
+    assert.equal(await current.locator('.codicon-check').count(), 1, 'the running model is checked');
+    await rows.filter({ hasText: 'Other model' }).waitFor();
+    await ed.screenshot('2-model-picker');
+    await rows.filter({ hasText: 'local:qwen3-coder' }).click();
+    await ed.entries('notice', 'model: local:qwen3-coder (was replay:').waitFor();
+    await waitFor('the header to name the local model', async () => (await button.innerText()).includes('local:qwen3-coder'));
+
+    // The next prompt goes to the local server, with the conversation.
+    await ed.askInChat('Which word?');
+    await ed.entries('assistant', 'Hello from the local server.').waitFor();
+    assert.equal(local.requests.length, 1);
+    const msgs = local.requests[0].body.messages;
+    assert.deepEqual(msgs.map((m) => m.role), ['system', 'user', 'assistant', 'user']);
+    const said = JSON.stringify(msgs);
+    for (const want of ['Remember the word ZEBRA.', 'Hello from the replay model', 'Which word?']) {
+      assert.ok(said.includes(want), `the local model's first request lacks ${want}`);
+    }
+    await ed.screenshot('3-local-model-answer');
+
+    // Other model…: one that cannot run is refused before anything runs.
+    await button.click();
+    await rows.filter({ hasText: 'Other model' }).click();
+    await ed.quickInput('nokey:m');
+    await ed.page.keyboard.press('Enter');
+    const refused = ed.entries('notice', 'the conversation stays on local:qwen3-coder');
+    await refused.waitFor();
+    assert.match(await refused.innerText(), /nokey/);
+    assert.match(await button.innerText(), /local:qwen3-coder/);
+
+    // A reload: the chat shows the session again, the header the model
+    // chosen in it, and the next prompt goes there.
+    await ed.page.reload();
+    await ed.page.locator('.monaco-workbench').waitFor();
+    await ed.waitStatus('agentls: idle');
+    await ed.runCommand('agentls: Show Chat');
+    await waitFor('the header to name the chosen model after the reload', async () => (await ed.chat().locator('header #model').innerText()).includes('local:qwen3-coder'));
+    await ed.askInChat('Still there?');
+    await waitFor('the local server to get the prompt', () => local.requests.length === 2);
+    assert.ok(JSON.stringify(local.requests[1].body.messages).includes('Remember the word ZEBRA.'), 'the resumed conversation lost its first turn');
+    await ed.screenshot('4-after-reload');
+    failed = false;
+  } finally {
+    await ed.stop(failed);
+    local.close();
+  }
+});
+
 test('An answer\'s code block has Copy and Insert; a model error keeps the prompt, and Retry sends it again', { timeout: 180_000 }, async () => {
   const local = await localModelServer('Hello from the local server.\n\n```go\nfmt.Println("inserted by agentls")\n```\n');
   try {

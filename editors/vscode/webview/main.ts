@@ -21,6 +21,7 @@ document.getElementById('app')!.innerHTML = `
 <header class="bar" hidden>
   <span id="session" class="session"></span>
   <span id="usage" class="usage"></span>
+  <button id="model" type="button" class="model" title="The model the next prompt goes to. Click to switch: the conversation goes on." hidden></button>
 </header>
 <main id="log" aria-live="polite"><div id="empty" class="empty">Ask the agent about your workspace. <kbd>Enter</kbd> sends, <kbd>Shift+Enter</kbd> starts a new line, <kbd>@</kbd> mentions a file, <kbd>↑</kbd> recalls earlier prompts.</div></main>
 <footer>
@@ -74,6 +75,7 @@ byId('send').addEventListener('click', () => {
 });
 byId('cancel').addEventListener('click', () => post({ type: 'cancel' }));
 byId('revert').addEventListener('click', () => post({ type: 'revert' }));
+byId('model').addEventListener('click', () => post({ type: 'pickModel' }));
 
 function nearBottom(): boolean {
   return log.scrollTop + log.clientHeight >= log.scrollHeight - 48;
@@ -107,6 +109,12 @@ function upsert(entries: Entry[], order?: string[]): void {
   }
 }
 
+/** shortModel is a model as the header shows it: a replay script by its file name, the rest as named. */
+function shortModel(m: string): string {
+  const replay = /^replay:(?:.*[\\/])?([^\\/]+)$/.exec(m);
+  return replay ? `replay:${replay[1]}` : m;
+}
+
 function showStatus(s: ChatStatus): void {
   const busy = s.status === 'working' || s.status === 'waiting';
   const words: Record<string, string> = {
@@ -125,7 +133,11 @@ function showStatus(s: ChatStatus): void {
   usage.textContent = s.usage ?? '';
   usage.title = s.usageTitle ? `This session: ${s.usageTitle}` : '';
   usage.setAttribute('aria-label', usage.title);
-  byId('session').parentElement!.hidden = !s.session && !s.usage;
+  const model = byId<HTMLButtonElement>('model');
+  model.textContent = s.model ? `${shortModel(s.model)} ▾` : '';
+  model.hidden = !s.model;
+  model.setAttribute('aria-label', s.model ? `Model: ${s.model}. Switch model` : 'Switch model');
+  byId('session').parentElement!.hidden = !s.session && !s.usage && !s.model;
   const ctx = byId('context');
   ctx.hidden = !s.context;
   byId('context-label').textContent = s.context ? `with ${s.context}` : '';

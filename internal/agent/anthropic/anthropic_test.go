@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"reflect"
+	"regexp"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -664,5 +665,41 @@ func TestRequestsThatCannotBeBuilt(t *testing.T) {
 	} {
 		_, err := p.Complete(context.Background(), *req, agent.Stream{})
 		providertest.WantErr(t, err, "anthropic claude-sonnet-4-5: "+want)
+	}
+}
+
+// TestToolUseID: ids the API accepts pass as they are; others (made by
+// another provider before a model switch) keep their readable part and
+// gain a hash, so two of them never meet in one.
+func TestToolUseID(t *testing.T) {
+	pattern := regexp.MustCompile(`^[a-zA-Z0-9_-]+$`)
+	tests := []struct{ in, want string }{
+		{"toolu_01A09q90qw90lq917835lq9", "toolu_01A09q90qw90lq917835lq9"},
+		{"call_abc-123", "call_abc-123"},
+		{"functions.view:0", ""},
+		{"functions.view:1", ""},
+		{"functions_view_0", "functions_view_0"},
+		{"", ""},
+		{"ключ", ""},
+	}
+	seen := map[string]string{}
+	for _, tt := range tests {
+		got := toolUseID(tt.in)
+		if !pattern.MatchString(got) {
+			t.Errorf("toolUseID(%q) = %q, which the API refuses", tt.in, got)
+		}
+		if tt.want != "" && got != tt.want {
+			t.Errorf("toolUseID(%q) = %q, want it unchanged", tt.in, got)
+		}
+		if other, ok := seen[got]; ok && other != tt.in {
+			t.Errorf("%q and %q both become %q", other, tt.in, got)
+		}
+		seen[got] = tt.in
+		if again := toolUseID(tt.in); again != got {
+			t.Errorf("toolUseID(%q) is %q, then %q: a call and its result would not match", tt.in, got, again)
+		}
+	}
+	if got := toolUseID("functions.view:0"); !strings.HasPrefix(got, "functions_view_0_") {
+		t.Errorf("toolUseID(functions.view:0) = %q, want its readable part kept", got)
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"hash/fnv"
 	"strings"
 
 	sdk "github.com/anthropics/anthropic-sdk-go/v2"
@@ -143,11 +144,11 @@ func messages(in []agent.Message, thinking bool) ([]sdk.MessageParam, []sdk.Text
 				blocks = append(blocks, sdk.NewTextBlock(m.Content))
 			}
 			for _, tc := range m.ToolCalls {
-				blocks = append(blocks, sdk.NewToolUseBlock(tc.ID, toolUseInput(tc.Input), tc.Name))
+				blocks = append(blocks, sdk.NewToolUseBlock(toolUseID(tc.ID), toolUseInput(tc.Input), tc.Name))
 			}
 			add(false, blocks...)
 		case agent.RoleTool:
-			res := sdk.ToolResultBlockParam{ToolUseID: m.ToolCallID}
+			res := sdk.ToolResultBlockParam{ToolUseID: toolUseID(m.ToolCallID)}
 			if m.Content != "" {
 				res.Content = []sdk.ToolResultBlockParamContentUnion{{OfText: &sdk.TextBlockParam{Text: m.Content}}}
 			}
@@ -160,6 +161,40 @@ func messages(in []agent.Message, thinking bool) ([]sdk.MessageParam, []sdk.Text
 		}
 	}
 	return out, system, nil
+}
+
+// toolUseID is a tool call's id as the API accepts it back: letters,
+// digits, _ and - only. A conversation begun with another model (switched
+// mid-session) may hold ids other servers made ("functions.view:0"):
+// those keep their readable part and gain a hash of the original, so two
+// ids never meet in one, and a call and its result still match.
+func toolUseID(id string) string {
+	valid := id != ""
+	for _, r := range id {
+		if !idRune(r) {
+			valid = false
+			break
+		}
+	}
+	if valid {
+		return id
+	}
+	var b strings.Builder
+	for _, r := range id {
+		if idRune(r) {
+			b.WriteRune(r)
+		} else {
+			b.WriteByte('_')
+		}
+	}
+	h := fnv.New32a()
+	h.Write([]byte(id))
+	fmt.Fprintf(&b, "_%08x", h.Sum32())
+	return strings.TrimLeft(b.String(), "_")
+}
+
+func idRune(r rune) bool {
+	return r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '_' || r == '-'
 }
 
 // toolUseInput is a call's input as sent back: the API wants an object,

@@ -20,6 +20,7 @@ func commandList() []sdk.AvailableCommand {
 		{Name: "compact", Description: "Compact the conversation now: old tool results are cut and older turns summarised"},
 		{Name: "revert", Description: "Undo the file changes of one of this session's turns (its last turn with changes by default)", Input: hint("turn id (optional)")},
 		{Name: "mode", Description: "Show or switch the permission mode: chat, approve, smart or auto", Input: hint("chat | approve | smart | auto")},
+		{Name: "model", Description: "Show the model and the ones offered, or switch the conversation to another (it goes on)", Input: hint("provider:model")},
 	}
 }
 
@@ -52,6 +53,8 @@ func (ss *session) runCommand(name, arg string) sdk.PromptResponse {
 		msg = ss.revert(ctx, arg)
 	case "mode":
 		msg = ss.modeCommand(arg)
+	case "model":
+		msg = ss.modelCommand(arg)
 	}
 	ss.send(sdk.UpdateAgentMessageText(msg))
 	return sdk.PromptResponse{StopReason: sdk.StopReasonEndTurn}
@@ -117,13 +120,15 @@ func (ss *session) modeState() *sdk.SessionModeState {
 	return &sdk.SessionModeState{CurrentModeId: sdk.SessionModeId(ss.as.Gate.Mode()), AvailableModes: modeList()}
 }
 
-// setMode switches the session's gate and tells the client.
+// setMode switches the session's gate and tells the client, as a mode
+// and as a config option.
 func (ss *session) setMode(m string) error {
 	if err := ss.as.Gate.SetMode(permission.Mode(m)); err != nil {
 		return err
 	}
 	ss.srv.log.Info("acp: mode", "session", ss.id, "mode", m)
 	ss.send(sdk.SessionUpdate{CurrentModeUpdate: &sdk.SessionCurrentModeUpdate{CurrentModeId: sdk.SessionModeId(m)}})
+	ss.sendConfigOptions()
 	return nil
 }
 

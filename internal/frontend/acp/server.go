@@ -234,13 +234,6 @@ func (s *Server) Initialize(_ context.Context, p sdk.InitializeRequest) (sdk.Ini
 	}, nil
 }
 
-// SetSessionConfigOption implements ACP's session/set_config_option.
-// agentls has none: its choices are the session modes.
-func (s *Server) SetSessionConfigOption(_ context.Context, p sdk.SetSessionConfigOptionRequest) (sdk.SetSessionConfigOptionResponse, error) {
-	return sdk.SetSessionConfigOptionResponse{}, reqErr(codeInvalidParams,
-		"session/set_config_option: agentls has no session config options; choose a permission mode with session/set_mode")
-}
-
 // closingHandler passes the SDK's log records on until Serve returns;
 // after that (the SDK's goroutines may still log the connection's end)
 // they are dropped, so nothing writes to the log once Serve is done.

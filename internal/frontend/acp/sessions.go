@@ -203,7 +203,7 @@ func (s *Server) NewSession(ctx context.Context, p sdk.NewSessionRequest) (sdk.N
 	}
 	s.add(ss)
 	s.log.Info("acp: session/new", "session", ss.id, "cwd", p.Cwd, "mode", ss.as.Gate.Mode(), "mcpServers", len(p.McpServers))
-	return sdk.NewSessionResponse{SessionId: sdk.SessionId(ss.id), Modes: ss.modeState()}, nil
+	return sdk.NewSessionResponse{SessionId: sdk.SessionId(ss.id), Modes: ss.modeState(), ConfigOptions: ss.configOptions()}, nil
 }
 
 // LoadSession implements ACP's session/load: the stored session is
@@ -219,7 +219,7 @@ func (s *Server) LoadSession(ctx context.Context, p sdk.LoadSessionRequest) (sdk
 		ss.close(s.o.ShutdownTimeout)
 		return sdk.LoadSessionResponse{}, reqErr(codeInternal, "session/load: %v", err)
 	}
-	return sdk.LoadSessionResponse{Modes: ss.modeState()}, nil
+	return sdk.LoadSessionResponse{Modes: ss.modeState(), ConfigOptions: ss.configOptions()}, nil
 }
 
 // ResumeSession implements ACP's session/resume: session/load without
@@ -229,7 +229,7 @@ func (s *Server) ResumeSession(ctx context.Context, p sdk.ResumeSessionRequest) 
 	if err != nil {
 		return sdk.ResumeSessionResponse{}, err
 	}
-	return sdk.ResumeSessionResponse{Modes: ss.modeState()}, nil
+	return sdk.ResumeSessionResponse{Modes: ss.modeState(), ConfigOptions: ss.configOptions()}, nil
 }
 
 // reopen opens a stored session, replacing this connection's copy of it

@@ -98,7 +98,19 @@ func (s *Server) executeCommand(ctx context.Context, params json.RawMessage) (an
 	case CommandSandbox:
 		return s.sandboxStatus()
 	case CommandModel:
-		return s.modelStatus()
+		var a ModelArgs
+		if len(p.Arguments) > 0 {
+			if err := oneArg(p.Arguments, &a); err != nil {
+				return nil, err
+			}
+		}
+		return s.modelStatus(ctx, a)
+	case CommandSetModel:
+		var a SetModelArgs
+		if err := oneArg(p.Arguments, &a); err != nil {
+			return nil, err
+		}
+		return s.setModel(ctx, a)
 	}
 	return nil, jsonrpc2.Errorf(jsonrpc2.InvalidParams, "unknown command %q: agentls runs %s", p.Command, strings.Join(commands(), ", "))
 }
@@ -210,14 +222,17 @@ func (s *Server) revertTurn(ctx context.Context, a RevertArgs) (any, error) {
 func (s *Server) currentSession() *agent.Session {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return s.session
+	if s.session == nil {
+		return nil
+	}
+	return s.session.Session
 }
 
 // ensureSession creates the connection's session on first use, resolving
 // the model and mode from flags, editor options, environment and config.
 // resume, when it names another session than the current one, resumes
 // that stored session instead (the current one must be idle).
-func (s *Server) ensureSession(resume string) (*agent.Session, error) {
+func (s *Server) ensureSession(resume string) (*app.Session, error) {
 	_, gen, _ := s.opts.App.UserConfig()
 	s.mu.Lock()
 	if s.session != nil && gen != s.configGen {
@@ -240,13 +255,18 @@ func (s *Server) ensureSession(resume string) (*agent.Session, error) {
 		return s.session, nil
 	}
 	editor := config.Merge(s.editor, clientConf)
+	source := model.Source{Name: modelSetting(s.clientName), Value: editor.Model}
+	settingsModel, _ := s.env.ModelSpec(source)
+	chosen, byPerson := s.chosenLocked(resume, settingsModel)
 	as, err := s.env.NewSession(s.base, app.SessionOptions{
-		Resume:     resume,
-		Editor:     editor,
-		Models:     []model.Source{{Name: modelSetting(s.clientName), Value: editor.Model}},
-		Asker:      editorAsker{s},
-		Questioner: editorQuestioner{s},
-		Channel:    "editor",
+		Resume:      resume,
+		Editor:      editor,
+		Models:      []model.Source{source},
+		Model:       chosen,
+		ModelChosen: byPerson,
+		Asker:       editorAsker{s},
+		Questioner:  editorQuestioner{s},
+		Channel:     "editor",
 	})
 	if err != nil && changed && s.session != nil {
 		// The new settings do not make a session (say, a model without its
@@ -265,7 +285,8 @@ func (s *Server) ensureSession(resume string) (*agent.Session, error) {
 	if s.session != nil {
 		s.session.CloseHooks()
 	}
-	s.gate, s.session, s.configChanged, s.configGen = as.Gate, as.Session, false, gen
+	s.gate, s.session, s.configChanged, s.configGen = as.Gate, as, false, gen
+	s.chosenModel, s.settingsModel = "", settingsModel
 	return s.session, nil
 }
 
@@ -362,31 +383,6 @@ func (s *Server) clientConfiguration(want bool) config.Config {
 		s.log.Warn("workspace/configuration failed; using initializationOptions only", "error", err)
 	}
 	return c
-}
-
-// ModelStatus is agentls.model's reply: the model the next prompt goes to
-// ("provider:model"), or none and why.
-type ModelStatus struct {
-	Model   string `json:"model"`
-	Problem string `json:"problem,omitempty"`
-}
-
-// modelStatus resolves the model as the next prompt will: the editor's
-// settings (initializationOptions and workspace/configuration), then the
-// environment and the user config file.
-func (s *Server) modelStatus() (any, error) {
-	s.mu.Lock()
-	env, editor, wantConf := s.env, s.editor, s.caps.Workspace.Configuration
-	s.mu.Unlock()
-	if env == nil {
-		return nil, jsonrpc2.Errorf(jsonrpc2.InvalidRequest, "agentls.model: the server is not initialized")
-	}
-	editor = config.Merge(editor, s.clientConfiguration(wantConf))
-	spec, err := env.ModelSpec(model.Source{Name: modelSetting(s.clientName), Value: editor.Model})
-	if err != nil {
-		return ModelStatus{Problem: err.Error()}, nil
-	}
-	return ModelStatus{Model: spec}, nil
 }
 
 // sandboxStatus is what the kernel enforces for this workspace's programs.

@@ -21,13 +21,17 @@ const (
 	// agentls starts (sandbox.Status), for editors' status and health.
 	CommandSandbox = "agentls.sandbox"
 	// CommandModel answers which model the next prompt goes to, so an
-	// editor can say "no model" before the first prompt fails.
+	// editor can say "no model" before the first prompt fails, and the
+	// models a picker offers.
 	CommandModel = "agentls.model"
+	// CommandSetModel switches the conversation to another model between
+	// turns; the conversation goes on.
+	CommandSetModel = "agentls.setModel"
 )
 
 // commands are the commands the server runs, as initialize announces them.
 func commands() []string {
-	return []string{CommandAsk, CommandCancel, CommandRevertTurn, CommandApprove, CommandSessions, CommandCompact, CommandSandbox, CommandModel, CommandAnswer, CommandHistory}
+	return []string{CommandAsk, CommandCancel, CommandRevertTurn, CommandApprove, CommandSessions, CommandCompact, CommandSandbox, CommandModel, CommandSetModel, CommandAnswer, CommandHistory}
 }
 
 func (s *Server) initialize(ctx context.Context, params json.RawMessage) (any, error) {

@@ -18,7 +18,6 @@ import (
 
 	"go.lsp.dev/jsonrpc2"
 
-	"github.com/agentls/agentls/internal/agent"
 	"github.com/agentls/agentls/internal/app"
 	"github.com/agentls/agentls/internal/config"
 	"github.com/agentls/agentls/internal/langserver/framing"
@@ -86,14 +85,19 @@ type Server struct {
 	// with (App.UserConfig): a saved change counts as changed settings.
 	configGen int
 	editor    config.Config // initializationOptions
-	session   *agent.Session
+	session   *app.Session
 	gate      *permission.Gate
-	pending   map[string]permission.Question
-	approved  map[string]permission.Answer // out-of-band answers not yet reported (agentls/askDone)
-	questions openQuestions                // the agent's questions sent out of band (questionasync.go)
-	trust     trustState
-	turns     map[string]*turnReporter // running turns by progress token
-	inflight  map[string]context.CancelFunc
+	// chosenModel is a model chosen (agentls.setModel) before there is a
+	// session; settingsModel is the model the settings named when the
+	// session was made or its model chosen: a later change of the
+	// settings' model is a choice too (model.go).
+	chosenModel, settingsModel string
+	pending                    map[string]permission.Question
+	approved                   map[string]permission.Answer // out-of-band answers not yet reported (agentls/askDone)
+	questions                  openQuestions                // the agent's questions sent out of band (questionasync.go)
+	trust                      trustState
+	turns                      map[string]*turnReporter // running turns by progress token
+	inflight                   map[string]context.CancelFunc
 	// wrapProblem says why the wrapped server did not start, shown once
 	// the editor is initialized.
 	wrapProblem string

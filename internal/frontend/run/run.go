@@ -21,6 +21,9 @@ import (
 type Options struct {
 	// Prompt is the person's message; it may be empty with Compact.
 	Prompt string
+	// Model is the model the command line names (--model): the session
+	// runs it, a continued one too (the conversation kept), and keeps it.
+	Model string
 	// OnAskDeny denies (and reports) what would be asked when there is no
 	// terminal to ask on.
 	OnAskDeny bool
@@ -55,7 +58,10 @@ type Streams struct {
 // ended normally (completed, denied or cancelled), 1 on an agent or
 // provider error, 2 when it could not start.
 func Turn(ctx context.Context, env *app.Env, o Options, s Streams) int {
-	spec, err := env.ModelSpec()
+	// --model on a continued session switches it to that model, the
+	// conversation kept; without it the session goes on with the model
+	// chosen in it, else the defaults.
+	spec, err := env.SessionModel(ctx, app.SessionOptions{Continue: o.Continue, Resume: o.Session, Model: o.Model, ModelChosen: o.Model != ""})
 	if err != nil {
 		return Fail(s, o.JSON, 2, err)
 	}
@@ -82,7 +88,7 @@ func Turn(ctx context.Context, env *app.Env, o Options, s Streams) int {
 			"or pass --on-ask deny to deny and report whatever would be asked", pmode, o.ConfigPath))
 	}
 	sess, err := env.NewSession(ctx, app.SessionOptions{Asker: asker, Channel: channel, MaxSteps: o.MaxSteps, Provider: prov,
-		Model: spec, Settings: &set, Continue: o.Continue, Resume: o.Session})
+		Model: spec, ModelChosen: o.Model != "", Settings: &set, Continue: o.Continue, Resume: o.Session})
 	if err != nil {
 		return Fail(s, o.JSON, 2, err)
 	}

@@ -246,7 +246,9 @@ function M.event(ev, client_id)
   local t = ev.type
   if t == 'turn_start' then
     chat.stream, chat.thinking = nil, nil
-    add(chat, { kind = 'heading' })
+    add(chat, { kind = 'heading', model = ev.model })
+  elseif t == 'model' then
+    add(chat, { kind = 'notice', text = tostring(ev.message or ('model: ' .. tostring(ev.model))) })
   elseif t == 'text_delta' then
     stream(chat, 'stream', 'text', tostring(ev.text or ''), false)
   elseif t == 'text' then

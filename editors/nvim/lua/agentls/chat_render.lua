@@ -31,8 +31,9 @@ function M.you(b)
   return lines
 end
 
-function M.heading()
-  return { '## agentls', '' }
+-- heading starts the agent's part of a turn, naming the model it runs.
+function M.heading(b)
+  return { '## agentls' .. (util.present(b.model) and ('  (' .. tostring(b.model) .. ')') or ''), '' }
 end
 
 function M.text(b)

@@ -39,6 +39,7 @@ M.fields = {
   session_usage = 'table',
   todos = 'table',
   files = 'table', -- instructions: the project instruction files (AGENTS.md …)
+  model = 'string', -- turn_start: the turn's model; model: the one the session switched to
 }
 
 --- checked keeps the fields of an event that the contract names, with the

@@ -77,7 +77,7 @@ function M.render(ev, root)
   local titles = state.log.titles
   local t = ev.type
   if t == 'turn_start' then
-    return { string.format('── turn %s started %s ──', ev.turn_id or '?', os.date('%H:%M:%S')) }
+    return { string.format('── turn %s started %s%s ──', ev.turn_id or '?', os.date('%H:%M:%S'), present(ev.model) and (' on ' .. ev.model) or '') }
   elseif t == 'text' then
     local ls = split(ev.text)
     if #ls == 0 then
@@ -126,7 +126,7 @@ function M.render(ev, root)
     return {} -- the step's text event carries the whole answer
   elseif t == 'todos' then
     return { 'plan: ' .. tostring(ev.message or '') }
-  elseif t == 'warning' or t == 'compaction' then
+  elseif t == 'warning' or t == 'compaction' or t == 'model' then
     return { t .. ': ' .. tostring(ev.message or '') }
   elseif t == 'turn_end' then
     state.log.titles = {}

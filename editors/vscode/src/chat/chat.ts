@@ -18,6 +18,8 @@ export interface ChatActions {
   answer(id: string, answer: string, extra: { text?: string; chosen?: string[] }): void;
   cancel(): void;
   revert(): void;
+  /** Offers the models and switches the conversation to the one picked. */
+  pickModel(): void;
   openSettings(setting: string): void;
   openReview(id: string): void;
   mentions(query: string): Promise<string[]>;
@@ -207,6 +209,9 @@ export class Chat implements vscode.Disposable {
         return;
       case 'revert':
         a?.revert();
+        return;
+      case 'pickModel':
+        a?.pickModel();
         return;
       case 'openSettings':
         a?.openSettings(m.setting);

@@ -18,6 +18,8 @@ export interface ChatStatus {
   /** The session's cost (or tokens) so far, short, and in full for its title. */
   usage?: string;
   usageTitle?: string;
+  /** The model the next prompt goes to ("provider:model"). */
+  model?: string;
 }
 
 /** Extension → webview. */
@@ -39,6 +41,8 @@ export type FromView =
   | { type: 'answer'; id: string; answer: string; text?: string; chosen?: string[] }
   | { type: 'cancel' }
   | { type: 'revert' }
+  /** The header's model button: pick another model for the conversation. */
+  | { type: 'pickModel' }
   | { type: 'openSettings'; setting: string }
   | { type: 'openReview'; id: string }
   | { type: 'copyCode'; text: string }

@@ -150,6 +150,8 @@ export class Transcript {
         return [this.addNotice('info', `Conversation compacted: ${e.message ?? ''}`.trim())];
       case 'instructions':
         return [this.addNotice('info', instructionsNotice(e.files ?? []))];
+      case 'model':
+        return [this.addNotice('info', e.message || `model: ${e.model ?? '?'}`)];
       case 'turn_end':
         return this.onTurnEnd(e);
       default:

@@ -169,3 +169,18 @@ test('Transcript: an instructions event says which AGENTS.md files the model rea
   const [none] = t.onEvent({ ...turn, type: 'instructions' }) as NoticeEntry[];
   assert.match(none.text, /none any more/);
 });
+
+test('Transcript: a model switch is a notice of its own between the turns; the turns go on around it', () => {
+  const t = new Transcript();
+  t.onEvent({ ...turn, type: 'turn_start', model: 'replay:a.json' });
+  t.onEvent({ ...turn, type: 'text', text: 'First.' });
+  t.onEvent({ ...turn, type: 'turn_end', reason: 'completed' });
+  const [n] = t.onEvent({ session_id: 's1', type: 'model', model: 'local:qwen3', message: 'model: local:qwen3 (was replay:a.json); the conversation goes on' }) as NoticeEntry[];
+  assert.equal(n.kind, 'notice');
+  assert.equal(n.level, 'info');
+  assert.equal(n.text, 'model: local:qwen3 (was replay:a.json); the conversation goes on');
+  const [m] = t.onEvent({ session_id: 's1', type: 'model', model: 'openai:gpt-4.1' }) as NoticeEntry[];
+  assert.equal(m.text, 'model: openai:gpt-4.1');
+  t.onEvent({ session_id: 's1', turn_id: 's1-t2', type: 'text', text: 'Second.' });
+  assert.deepEqual(t.entries.map((e) => e.kind), ['assistant', 'turn', 'notice', 'notice', 'assistant']);
+});

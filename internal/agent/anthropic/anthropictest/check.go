@@ -5,8 +5,12 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"regexp"
 	"strings"
 )
+
+// toolIDRE is what the API accepts as a tool_use block's id.
+var toolIDRE = regexp.MustCompile(`^[a-zA-Z0-9_-]+$`)
 
 // check returns the API's complaint about req, or "".
 func (s *Server) check(req Request) string {
@@ -94,6 +98,9 @@ func (s *Server) checkMessage(req Request, i int) string {
 		case "tool_use":
 			if m.Role != "assistant" || len(b.Input) == 0 || b.Input[0] != '{' {
 				return at + ": tool_use blocks belong to assistant messages and their input must be an object"
+			}
+			if !toolIDRE.MatchString(b.ID) {
+				return at + ".id: String should match pattern '^[a-zA-Z0-9_-]+$'"
 			}
 		case "tool_result":
 			if m.Role != "user" || !results {
