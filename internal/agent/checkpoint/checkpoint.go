@@ -80,6 +80,9 @@ type Engine struct {
 	trackers map[string]*tracker // by folder
 	open     []*Pending          // steps running, oldest first
 	closed   bool
+	// walkOnly walks the tree at every refresh, as systems without a
+	// watcher do (tests measure and check that way too).
+	walkOnly bool
 }
 
 // New returns an engine over the workspace's folders, keeping its
@@ -158,7 +161,7 @@ func (e *Engine) refreshLocked(ctx context.Context) (map[string][2]store.FileSta
 		t, ok := e.trackers[r]
 		if !ok {
 			var err error
-			if t, err = openTracker(ctx, e.st, r, e.opts); err != nil {
+			if t, err = openTracker(ctx, e.st, r, e.opts, !e.walkOnly); err != nil {
 				return nil, err
 			}
 			e.trackers[r] = t

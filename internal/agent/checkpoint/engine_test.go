@@ -7,7 +7,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"strings"
 	"testing"
 
@@ -84,18 +83,23 @@ type fixture struct {
 func newFixture(t *testing.T, opts checkpoint.Options) *fixture {
 	t.Helper()
 	root, _ := filepath.EvalSymlinks(t.TempDir())
-	st, err := store.Open(context.Background(), filepath.Join(t.TempDir(), "agentls.db"))
+	return fixtureAt(t, root, opts)
+}
+
+func fixtureAt(tb testing.TB, root string, opts checkpoint.Options) *fixture {
+	tb.Helper()
+	st, err := store.Open(context.Background(), filepath.Join(tb.TempDir(), "agentls.db"))
 	if err != nil {
-		t.Fatal(err)
+		tb.Fatal(err)
 	}
-	t.Cleanup(func() { st.Close() })
+	tb.Cleanup(func() { st.Close() })
 	ws, err := tools.NewWorkspace([]string{root}, nil)
 	if err != nil {
-		t.Fatal(err)
+		tb.Fatal(err)
 	}
-	t.Cleanup(func() { ws.Close() })
+	tb.Cleanup(func() { ws.Close() })
 	e := checkpoint.New(st, ws, opts, nil)
-	t.Cleanup(e.Close)
+	tb.Cleanup(e.Close)
 	return &fixture{root: root, st: st, ws: ws, e: e}
 }
 
@@ -147,10 +151,16 @@ func (f *fixture) restore(t *testing.T, session string, to int64) checkpoint.Res
 // restore undone: the tree matches byte for byte, modes included, each
 // time.
 func TestRestoreShellSteps(t *testing.T) {
-	if runtime.GOOS == "windows" {
-		t.Skip("the steps are POSIX shell commands")
+	for _, mode := range []string{"watch", "walk"} {
+		t.Run(mode, func(t *testing.T) { testRestoreShellSteps(t, mode) })
 	}
+}
+
+func testRestoreShellSteps(t *testing.T, mode string) {
 	f := newFixture(t, checkpoint.DefaultOptions())
+	if mode == "walk" {
+		checkpoint.WalkOnly(f.e)
+	}
 	f.write(t, "a.txt", "alpha\nbeta\n", 0o644)
 	f.write(t, "dir/one.go", "package one\n", 0o644)
 	f.write(t, "dir/sub/two.go", "package two\n", 0o600)

@@ -63,7 +63,7 @@ const flushBytes = 32 << 20
 // openTracker opens a folder, loads its stored index (the stat cache of an
 // earlier process) and walks it once, watching its folders where the
 // system can.
-func openTracker(ctx context.Context, st *store.Store, path string, opts Options) (*tracker, error) {
+func openTracker(ctx context.Context, st *store.Store, path string, opts Options, watch bool) (*tracker, error) {
 	r, err := os.OpenRoot(path)
 	if err != nil {
 		return nil, fmt.Errorf("checkpoints of %s: %w", path, err)
@@ -78,8 +78,10 @@ func openTracker(ctx context.Context, st *store.Store, path string, opts Options
 			t.kept += e.State.Size
 		}
 	}
-	if w, err := newWatcher(); err == nil {
-		t.watch = w
+	if watch {
+		if w, err := newWatcher(); err == nil {
+			t.watch = w
+		}
 	}
 	if _, err := t.refresh(ctx); err != nil {
 		t.close()
@@ -100,6 +102,9 @@ func (t *tracker) close() {
 func (t *tracker) refresh(ctx context.Context) ([]change, error) {
 	var changes []change
 	b := newBatch()
+	if t.watch == nil {
+		t.full = true // no watcher, or it ran out of watches
+	}
 	if t.watch != nil && !t.full {
 		dirty := map[string]bool{}
 		overflow, err := t.watch.drain(dirty)
@@ -118,7 +123,7 @@ func (t *tracker) refresh(ctx context.Context) ([]change, error) {
 			// Events queued before the walk are about what it sees anyway.
 			_, _ = t.watch.drain(map[string]bool{})
 		}
-		t.full = t.watch == nil
+		t.full = false
 		t.over = ""
 		if err := t.walk(ctx, ".", b, &changes); err != nil {
 			return nil, err
@@ -184,7 +189,17 @@ func (t *tracker) walk(ctx context.Context, rel string, b *batch, out *[]change)
 	if t.watch != nil {
 		t.watch.forget(rel)
 	}
-	if err := t.walkDir(ctx, rel, seen, b, out); err != nil {
+	dir := t.root
+	if rel != "." {
+		sub, err := t.root.OpenRoot(rel)
+		if err != nil {
+			t.removeTree(rel, b, out)
+			return nil
+		}
+		defer sub.Close()
+		dir = sub
+	}
+	if err := t.walkDir(ctx, dir, rel, seen, b, out); err != nil {
 		return err
 	}
 	for p := range t.entries {
@@ -195,11 +210,13 @@ func (t *tracker) walk(ctx context.Context, rel string, b *batch, out *[]change)
 	return nil
 }
 
-func (t *tracker) walkDir(ctx context.Context, rel string, seen map[string]bool, b *batch, out *[]change) error {
+// walkDir walks the folder dir (rel below the root), each entry through
+// the folder's own root: one system call per entry, whatever its depth.
+func (t *tracker) walkDir(ctx context.Context, dir *os.Root, rel string, seen map[string]bool, b *batch, out *[]change) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	d, err := t.root.Open(rel)
+	d, err := dir.Open(".")
 	if err != nil {
 		return nil // gone or unreadable: its entries count as gone
 	}
@@ -228,7 +245,7 @@ func (t *tracker) walkDir(ctx context.Context, rel string, seen map[string]bool,
 			}
 			continue
 		}
-		fi, err := t.root.Lstat(p)
+		fi, err := dir.Lstat(name)
 		if err != nil {
 			continue
 		}
@@ -240,7 +257,13 @@ func (t *tracker) walkDir(ctx context.Context, rel string, seen map[string]bool,
 			return err
 		}
 		if fi.IsDir() {
-			if err := t.walkDir(ctx, p, seen, b, out); err != nil {
+			sub, err := dir.OpenRoot(name)
+			if err != nil {
+				continue
+			}
+			err = t.walkDir(ctx, sub, p, seen, b, out)
+			sub.Close()
+			if err != nil {
 				return err
 			}
 		}

@@ -379,10 +379,21 @@ func (s *Store) CheckpointsFrom(ctx context.Context, sessionID string, id int64)
 }
 
 // PruneCheckpoints drops a session's oldest checkpoints until at most
-// keep remain and they keep at most keepBytes of content (0: no bound),
-// then the contents nothing names any more. It returns how many it
+// keep remain and they keep at most keepBytes of content (0: no bound;
+// the newest always stays), then the contents nothing names any more. It returns how many it
 // dropped.
 func (s *Store) PruneCheckpoints(ctx context.Context, sessionID string, keep int, keepBytes int64) (int, error) {
+	var (
+		count int
+		bytes int64
+	)
+	if err := s.db.QueryRowContext(ctx, `SELECT COUNT(*), COALESCE(SUM(bytes), 0) FROM checkpoints WHERE session_id = ?`,
+		sessionID).Scan(&count, &bytes); err != nil {
+		return 0, fmt.Errorf("prune checkpoints: %w", err)
+	}
+	if (keep <= 0 || count <= keep) && (keepBytes <= 0 || bytes <= keepBytes) {
+		return 0, nil // the usual case, without listing
+	}
 	list, err := s.Checkpoints(ctx, sessionID)
 	if err != nil {
 		return 0, err
@@ -392,7 +403,7 @@ func (s *Store) PruneCheckpoints(ctx context.Context, sessionID string, keep int
 		total += c.Bytes
 	}
 	var drop []int64
-	for _, c := range list {
+	for _, c := range list[:len(list)-1] { // the newest stays, whatever its size
 		if (keep <= 0 || len(list)-len(drop) <= keep) && (keepBytes <= 0 || total <= keepBytes) {
 			break
 		}
