@@ -262,6 +262,7 @@ func (e *Env) NewSession(ctx context.Context, so SessionOptions) (*Session, erro
 		Journal:              journal,
 		Restored:             restored,
 		Subagents:            subs,
+		Checkpoints:          e.prepareCheckpoints(ctx),
 	})
 	return &Session{Session: sess, Gate: gate, Settings: set, Tools: reg}, nil
 }

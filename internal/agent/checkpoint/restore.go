@@ -510,3 +510,20 @@ func relTo(root, abs string) (string, bool) {
 	}
 	return rel, true
 }
+
+// Mark takes a restore's checkpoint without restoring files (a restore of
+// the conversation only), so that restore can be undone too.
+func (e *Engine) Mark(ctx context.Context, o RestoreOptions) (Restore, error) {
+	rep := Restore{To: o.To, Restored: []string{}, Conflicts: []Conflict{}, Skipped: []Skipped{}}
+	p, err := e.begin(ctx, Step{SessionID: o.SessionID, Tool: "restore", Title: fmt.Sprintf("restore the conversation to checkpoint %d", o.To)},
+		store.CheckpointRestore, o.ConvSeq)
+	if err != nil {
+		return rep, err
+	}
+	c, err := p.End(ctx)
+	if err != nil {
+		return rep, err
+	}
+	rep.Undo = c.ID
+	return rep, nil
+}
