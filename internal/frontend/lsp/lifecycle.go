@@ -22,11 +22,17 @@ const (
 	// CommandModel answers which model the next prompt goes to, so an
 	// editor can say "no model" before the first prompt fails.
 	CommandModel = "agentls.model"
+	// CommandCheckpoints lists a session's checkpoints;
+	// CommandRestoreCheckpoint restores to one (or undoes the last
+	// restore), open buffers changing through workspace/applyEdit.
+	CommandCheckpoints       = "agentls.checkpoints"
+	CommandRestoreCheckpoint = "agentls.restoreCheckpoint"
 )
 
 // commands are the commands the server runs, as initialize announces them.
 func commands() []string {
-	return []string{CommandAsk, CommandCancel, CommandRevertTurn, CommandApprove, CommandSessions, CommandCompact, CommandSandbox, CommandModel, CommandAnswer, CommandHistory}
+	return []string{CommandAsk, CommandCancel, CommandRevertTurn, CommandApprove, CommandSessions, CommandCompact, CommandSandbox, CommandModel, CommandAnswer, CommandHistory,
+		CommandCheckpoints, CommandRestoreCheckpoint}
 }
 
 func (s *Server) initialize(_ context.Context, params json.RawMessage) (any, error) {
