@@ -51,6 +51,8 @@ Usage:
   agentls sessions [list|show ID|export ID|delete ID]
                                     the workspace's stored sessions (run --continue resumes)
   agentls revert [flags]            undo the files a turn changed
+  agentls checkpoints [list|restore ID|undo]
+                                    restore the workspace to before any step, bash's too
   agentls permission explain|grants|revoke
                                     see which rule decides a call; manage "Always allow"
   agentls trust [--subfolders] [DIR] | trust --list | untrust [DIR]
@@ -90,6 +92,8 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		return cmdSessions(ctx, args[1:], stdout, stderr)
 	case "revert":
 		return cmdRevert(ctx, args[1:], stdout, stderr)
+	case "checkpoints":
+		return cmdCheckpoints(ctx, args[1:], stdout, stderr)
 	case "trust":
 		return cmdTrust(args[1:], stdout, stderr)
 	case "sandbox":

@@ -24,7 +24,16 @@ const (
 	RecordTurn       = "turn"       // a turn started (ID)
 	RecordTodos      = "todos"      // the todo list ([]tools.Todo)
 	RecordModel      = "model"      // the session runs another model from here on
+	// RecordRewind puts the conversation back to what the journal's first
+	// To records made it (a checkpoint's restore); usage and turns count
+	// on, so turn ids stay unique.
+	RecordRewind = "rewind"
 )
+
+// RewindRecord is a RecordRewind's data.
+type RewindRecord struct {
+	To int `json:"to"`
+}
 
 // compactionRecord is a RecordCompaction's data.
 type compactionRecord struct {
@@ -63,9 +72,10 @@ type Restored struct {
 }
 
 // Restore replays a journal: the history as the model last saw it
-// (compactions and elisions applied), the number of turns (so turn ids go
-// on) and the usage so far. A record that does not decode is an error
-// naming it: a resumed conversation must not silently lose a part.
+// (compactions, elisions and rewinds applied), the number of turns (so
+// turn ids go on) and the usage so far. A record that does not decode is
+// an error naming it: a resumed conversation must not silently lose a
+// part.
 func Restore(records []JournalRecord) (Restored, error) {
 	var r Restored
 	for i, rec := range records {
@@ -124,6 +134,19 @@ func Restore(records []JournalRecord) (Restored, error) {
 			if m.Chosen {
 				r.ChosenModel = m.Model
 			}
+		case RecordRewind:
+			var w RewindRecord
+			if err := json.Unmarshal(rec.Data, &w); err != nil {
+				return bad(err)
+			}
+			if w.To < 0 || w.To > i {
+				return bad(fmt.Errorf("rewinds to record %d of %d", w.To, i))
+			}
+			back, err := Restore(records[:w.To])
+			if err != nil {
+				return bad(err)
+			}
+			r.History, r.Todos = back.History, back.Todos
 		}
 		// Unknown kinds come from a newer agentls: they add, never change,
 		// the conversation, so they are skipped.
@@ -144,9 +167,21 @@ type Said struct {
 // it.
 func Transcript(records []JournalRecord) ([]Said, error) {
 	var out []Said
+	var from []int // the record of each message said
 	turn := ""
 	for i, rec := range records {
 		switch rec.Kind {
+		case RecordRewind:
+			var w RewindRecord
+			if err := json.Unmarshal(rec.Data, &w); err != nil {
+				return nil, fmt.Errorf("session record %d (rewind): %w", i+1, err)
+			}
+			// What was said after the record rewound to is unsaid.
+			n := 0
+			for n < len(from) && from[n] < w.To {
+				n++
+			}
+			out, from = out[:n], from[:n]
 		case RecordTurn:
 			var t turnRecord
 			if err := json.Unmarshal(rec.Data, &t); err != nil {
@@ -159,6 +194,7 @@ func Transcript(records []JournalRecord) ([]Said, error) {
 				return nil, fmt.Errorf("session record %d (message): %w", i+1, err)
 			}
 			out = append(out, Said{TurnID: turn, Message: m})
+			from = append(from, i)
 		}
 	}
 	return out, nil
@@ -183,4 +219,19 @@ func (s *Session) journal(kind string, v any) {
 			send(Event{Type: EventWarning, Message: "the conversation is not being saved, so it cannot be resumed: " + err.Error()})
 		}
 	}
+}
+
+// ResetConversation puts the conversation back to r's history and todos
+// (a checkpoint's restore: r is the journal up to the checkpoint, and a
+// RecordRewind the store keeps says so). It is refused while a turn runs.
+// The turn count and usage go on.
+func (s *Session) ResetConversation(r Restored) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.current != nil {
+		return ErrBusy
+	}
+	s.history = append([]Message(nil), r.History...)
+	s.todos = append([]tools.Todo(nil), r.Todos...)
+	return nil
 }

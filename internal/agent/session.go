@@ -91,6 +91,30 @@ type Config struct {
 	// GateSession is the session ID the gate sees; empty means this
 	// session's own. A subagent's is its parent's.
 	GateSession string
+	// Checkpoints, when set, takes a checkpoint before every call that
+	// may change files (package checkpoint); nil takes none.
+	Checkpoints Checkpointer
+
+	// parentTurn, for a subagent, is its parent's turn: its checkpoints
+	// belong there.
+	parentTurn string
+}
+
+// Checkpointer keeps what a step changes in the workspace, so the
+// workspace can go back to before it (app wires package checkpoint).
+type Checkpointer interface {
+	// BeginStep is called before a call that may change files; end is
+	// called after it ran. An error means the step runs without a
+	// checkpoint (the person is warned).
+	BeginStep(ctx context.Context, s Step) (end func(ctx context.Context) error, err error)
+}
+
+// Step is a call a checkpoint is taken before.
+type Step struct {
+	// SessionID and TurnID are the session's and turn's the checkpoint
+	// belongs to: a subagent's steps are its parent's.
+	SessionID, TurnID, CallID string
+	Tool, Title               string
 }
 
 // ErrBusy is returned when a turn is asked for while another one runs.
@@ -526,7 +550,9 @@ func (s *Session) execute(ctx context.Context, t *Turn, call ToolCall, send func
 	tc.Check = func(ctx context.Context, r permission.Request) permission.Decision {
 		return s.checkDuring(ctx, call.ID, r, send)
 	}
+	end := s.beginStep(ctx, t, tool.Spec(), call, send)
 	out, err := tool.Run(tools.WithSession(ctx, s.ID), tc)
+	end()
 	if err != nil {
 		if ctx.Err() != nil {
 			return tools.Errorf("%s was cancelled", call.Name), ""
@@ -662,4 +688,31 @@ func (s *Session) kindOf(name string) string {
 		return string(tools.KindOf(t.Spec()))
 	}
 	return string(tools.KindOther)
+}
+
+// beginStep takes a checkpoint before a call whose tool may change files
+// (one not read-only that does more than read: the file tools, bash,
+// lsp_rename, an MCP server's tools that are not read-only) and returns
+// what ends it after the call. A checkpoint that fails is a warning: the
+// call still runs.
+func (s *Session) beginStep(ctx context.Context, t *Turn, sp tools.Spec, call ToolCall, send func(Event)) func() {
+	if s.cfg.Checkpoints == nil || sp.ReadOnly || sp.Action == permission.ActionRead {
+		return func() {}
+	}
+	turn := t.ID
+	if s.cfg.parentTurn != "" {
+		turn = s.cfg.parentTurn
+	}
+	end, err := s.cfg.Checkpoints.BeginStep(ctx, Step{SessionID: s.gateSession(), TurnID: turn, CallID: call.ID,
+		Tool: call.Name, Title: title(call)})
+	if err != nil {
+		send(Event{Type: EventWarning, ID: call.ID, Message: "no checkpoint before this step, so it cannot be restored: " + err.Error()})
+		return func() {}
+	}
+	return func() {
+		// The call's context may be cancelled; the checkpoint is kept anyway.
+		if err := end(context.WithoutCancel(ctx)); err != nil {
+			send(Event{Type: EventWarning, ID: call.ID, Message: "the checkpoint of this step was not kept, so it cannot be restored: " + err.Error()})
+		}
+	}
 }

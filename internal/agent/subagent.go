@@ -54,6 +54,8 @@ func (s *Session) runSubagent(ctx context.Context, t *Turn, callID, prompt, desc
 		ContextWindow: s.cfg.ContextWindow,
 		Price:         s.cfg.Price,
 		ParentScope:   scope,
+		Checkpoints:   s.cfg.Checkpoints,
+		parentTurn:    t.ID,
 	})
 	defer child.CloseHooks()
 	child.SetFolder(s.Folder())

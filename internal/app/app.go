@@ -22,6 +22,7 @@ import (
 	"time"
 
 	"github.com/agentls/agentls/internal/agent"
+	"github.com/agentls/agentls/internal/agent/checkpoint"
 	"github.com/agentls/agentls/internal/agent/store"
 	"github.com/agentls/agentls/internal/config"
 	"github.com/agentls/agentls/internal/langserver/client"
@@ -129,7 +130,12 @@ type Env struct {
 	st      *store.Store    // opened on first use
 	stErr   error
 	history *agent.History
-	trusted []string // folders trusted during this environment's life
+	// cp takes the checkpoints (opened with the store; cpErr says why
+	// not); cpCancel stops its first walk.
+	cp       *checkpoint.Engine
+	cpErr    error
+	cpCancel context.CancelFunc
+	trusted  []string // folders trusted during this environment's life
 	// editorTrust: the editor trusts the workspace folders (SetEditorTrust).
 	editorTrust EditorTrust
 	editor      config.Config
@@ -200,9 +206,17 @@ func (e *Env) StateDir() string {
 // waiting on agentls's exit has something to read.
 func (e *Env) Close() {
 	e.mu.Lock()
-	shell, st := e.shell, e.st
-	e.shell, e.st, e.history = nil, nil, nil
+	shell, st, cp, cpCancel := e.shell, e.st, e.cp, e.cpCancel
+	e.shell, e.st, e.history, e.cp = nil, nil, nil, nil
 	e.mu.Unlock()
+	e.closeStep("stop checkpoints", func() {
+		if cpCancel != nil {
+			cpCancel()
+		}
+		if cp != nil {
+			cp.Close()
+		}
+	})
 	e.closeStep("stop background jobs", func() {
 		if shell != nil {
 			if err := shell.Close(); err != nil {

@@ -275,6 +275,7 @@ func (e *Env) NewSession(ctx context.Context, so SessionOptions) (*Session, erro
 		Journal:              journal,
 		Restored:             old.restored,
 		Subagents:            subs,
+		Checkpoints:          e.prepareCheckpoints(ctx),
 	})
 	return &Session{Session: sess, Gate: gate, Settings: set, Tools: reg, env: e, modelDir: so.ModelDir}, nil
 }

@@ -34,7 +34,12 @@ func (e *Env) storeLocked(ctx context.Context) (*store.Store, error) {
 		return nil, e.stErr
 	}
 	e.st, e.history = st, agent.NewHistory(st, e.ws)
-	e.ws.SetRecorder(e.history)
+	e.openCheckpointsLocked(st)
+	if e.cp != nil {
+		e.ws.SetRecorder(recorders{e.history, e.cp})
+	} else {
+		e.ws.SetRecorder(e.history)
+	}
 	return st, nil
 }
 

@@ -58,6 +58,9 @@ type Config struct {
 	// Sandbox configures the kernel sandbox of every program agentls
 	// starts (config/sandbox.go). Only the user file's counts.
 	Sandbox Sandbox `json:"sandbox,omitzero"`
+	// Checkpoints bounds the checkpoints taken before the agent's steps
+	// (config/checkpoints.go). Only the user file's counts.
+	Checkpoints Checkpoints `json:"checkpoints,omitzero"`
 }
 
 // Provider overrides where a provider is reached and how.

@@ -90,6 +90,10 @@ func Resolve(user, editor Config, flags Flags, workspace map[string]Config, trus
 		warn("editor settings", "sandbox", "ignored: only the user config file sets the sandbox")
 		editor.Sandbox = Sandbox{}
 	}
+	if !editor.Checkpoints.IsZero() {
+		warn("editor settings", "checkpoints", "ignored: only the user config file sets the checkpoints")
+		editor.Checkpoints = Checkpoints{}
+	}
 	editor.MCP = maps.Clone(editor.MCP)
 	editor.MCP.fromSource("editor settings", "")
 
@@ -110,6 +114,9 @@ func Resolve(user, editor Config, flags Flags, workspace map[string]Config, trus
 		}
 		if !ws.Sandbox.IsZero() {
 			warn(src, "sandbox", "ignored: only the user config file sets the sandbox")
+		}
+		if !ws.Checkpoints.IsZero() {
+			warn(src, "checkpoints", "ignored: only the user config file sets the checkpoints")
 		}
 		if trust.Trusted(root, trusted) {
 			ws.TrustedWorkspaces = nil

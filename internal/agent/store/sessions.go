@@ -145,7 +145,7 @@ func (s *Store) LatestSession(ctx context.Context, workspace string) (SessionInf
 	return list[0], nil
 }
 
-// DeleteSession removes a session and its journal.
+// DeleteSession removes a session, its journal and its checkpoints.
 func (s *Store) DeleteSession(ctx context.Context, id string) error {
 	tx, err := s.db.BeginTx(ctx, nil)
 	if err != nil {
@@ -160,6 +160,16 @@ func (s *Store) DeleteSession(ctx context.Context, id string) error {
 		return fmt.Errorf("session %s: %w", id, ErrNoSession)
 	}
 	if _, err := tx.ExecContext(ctx, `DELETE FROM session_records WHERE session_id = ?`, id); err != nil {
+		return fmt.Errorf("delete session %s: %w", id, err)
+	}
+	// Its checkpoints go with it, and the contents only they kept.
+	if _, err := tx.ExecContext(ctx, `DELETE FROM cp_files WHERE checkpoint_id IN (SELECT id FROM checkpoints WHERE session_id = ?)`, id); err != nil {
+		return fmt.Errorf("delete session %s: %w", id, err)
+	}
+	if _, err := tx.ExecContext(ctx, `DELETE FROM checkpoints WHERE session_id = ?`, id); err != nil {
+		return fmt.Errorf("delete session %s: %w", id, err)
+	}
+	if err := collectBlobs(ctx, tx); err != nil {
 		return fmt.Errorf("delete session %s: %w", id, err)
 	}
 	if err := tx.Commit(); err != nil {

@@ -1,7 +1,8 @@
 // Package store keeps agentls's durable record in a per-user SQLite
 // database: every file change the agent makes (so a whole turn can be
-// reverted later, even from another process) and every permission decision
-// (so they can be audited). It uses modernc.org/sqlite, so no cgo, and WAL
+// reverted later, even from another process), the checkpoints of every
+// step that may change files (so any step can be undone, bash's included),
+// and every permission decision (so they can be audited). It uses modernc.org/sqlite, so no cgo, and WAL
 // with a busy timeout, so an editor's server and `agentls run` can share
 // one database file.
 package store
@@ -236,6 +237,48 @@ func migrations() []string {
 			OR scope GLOB 'cmd:python[0-9]*');
 	DROP TABLE grants;
 	ALTER TABLE grants_v4 RENAME TO grants;`,
+		// 5: checkpoints (checkpoints.go): contents by hash, each
+		// checkpoint's files before and after its step, and the stat
+		// cache of the workspace folders they are taken in.
+		`CREATE TABLE cp_blobs (
+		hash TEXT PRIMARY KEY,   -- SHA-256 of data, hex
+		size INTEGER NOT NULL,
+		data BLOB NOT NULL
+	);
+	CREATE TABLE checkpoints (
+		id         INTEGER PRIMARY KEY AUTOINCREMENT,
+		workspace  TEXT    NOT NULL,
+		session_id TEXT    NOT NULL,
+		turn_id    TEXT    NOT NULL,
+		call_id    TEXT    NOT NULL,
+		tool       TEXT    NOT NULL,
+		title      TEXT    NOT NULL,
+		kind       TEXT    NOT NULL,  -- step, restore
+		conv_seq   INTEGER,           -- the conversation's records before it; NULL: unknown
+		time_ns    INTEGER NOT NULL,
+		bytes      INTEGER NOT NULL,  -- content it alone keeps, for retention
+		notes      TEXT    NOT NULL   -- JSON list: what it could not keep
+	);
+	CREATE INDEX checkpoints_session ON checkpoints (session_id, id);
+	CREATE TABLE cp_files (
+		checkpoint_id INTEGER NOT NULL,
+		path          TEXT    NOT NULL,   -- absolute
+		before        TEXT    NOT NULL,   -- JSON FileState
+		after         TEXT    NOT NULL,
+		before_hash   TEXT    NOT NULL,
+		after_hash    TEXT    NOT NULL,
+		PRIMARY KEY (checkpoint_id, path)
+	);
+	CREATE INDEX cp_files_before ON cp_files (before_hash);
+	CREATE INDEX cp_files_after ON cp_files (after_hash);
+	CREATE TABLE cp_index (
+		workspace TEXT NOT NULL,
+		path      TEXT NOT NULL,   -- relative to workspace
+		entry     TEXT NOT NULL,   -- JSON IndexEntry
+		hash      TEXT NOT NULL,
+		PRIMARY KEY (workspace, path)
+	);
+	CREATE INDEX cp_index_hash ON cp_index (hash);`,
 	}
 }
 

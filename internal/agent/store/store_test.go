@@ -537,8 +537,8 @@ func TestSchemaVersion(t *testing.T) {
 		}
 		return vs
 	}
-	if got := versions(s); !reflect.DeepEqual(got, []int{1, 2, 3, 4}) {
-		t.Fatalf("schema versions = %v, want [1 2 3 4]", got)
+	if got := versions(s); !reflect.DeepEqual(got, []int{1, 2, 3, 4, 5}) {
+		t.Fatalf("schema versions = %v, want [1 2 3 4 5]", got)
 	}
 	s.Close()
 
@@ -546,8 +546,8 @@ func TestSchemaVersion(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := versions(s); !reflect.DeepEqual(got, []int{1, 2, 3, 4}) {
-		t.Fatalf("schema versions after reopen = %v, want [1 2 3 4]", got)
+	if got := versions(s); !reflect.DeepEqual(got, []int{1, 2, 3, 4, 5}) {
+		t.Fatalf("schema versions after reopen = %v, want [1 2 3 4 5]", got)
 	}
 	// A database from a newer agentls is refused, not misread.
 	if _, err := s.db.ExecContext(ctx, `INSERT INTO schema_migrations (version, applied_ns) VALUES (?, 0)`, len(migrations())+1); err != nil {

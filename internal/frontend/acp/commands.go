@@ -3,10 +3,12 @@ package acp
 import (
 	"context"
 	"fmt"
+	"strconv"
 	"strings"
 
 	sdk "github.com/coder/acp-go-sdk"
 
+	"github.com/agentls/agentls/internal/app"
 	"github.com/agentls/agentls/internal/permission"
 )
 
@@ -21,6 +23,9 @@ func commandList() []sdk.AvailableCommand {
 		{Name: "revert", Description: "Undo the file changes of one of this session's turns (its last turn with changes by default)", Input: hint("turn id (optional)")},
 		{Name: "mode", Description: "Show or switch the permission mode: chat, approve, smart or auto", Input: hint("chat | approve | smart | auto")},
 		{Name: "model", Description: "Show the model and the ones offered, or switch the conversation to another (it goes on)", Input: hint("provider:model")},
+		{Name: "checkpoints", Description: "List this session's checkpoints: one before every step that may change files, bash's included"},
+		{Name: "restore", Description: "Put the files back to before a checkpoint's step (newer edits are kept and reported); with both, the conversation too; undo undoes the last restore",
+			Input: hint("checkpoint id [files | conversation | both] | undo")},
 	}
 }
 
@@ -55,6 +60,10 @@ func (ss *session) runCommand(name, arg string) sdk.PromptResponse {
 		msg = ss.modeCommand(arg)
 	case "model":
 		msg = ss.modelCommand(arg)
+	case "checkpoints":
+		msg = ss.checkpoints(ctx)
+	case "restore":
+		msg = ss.restore(ctx, arg)
 	}
 	ss.send(sdk.UpdateAgentMessageText(msg))
 	return sdk.PromptResponse{StopReason: sdk.StopReasonEndTurn}
@@ -81,6 +90,61 @@ func (ss *session) revert(ctx context.Context, turnID string) string {
 	rep, err := h.RevertSessionTurn(ctx, ss.id, turnID)
 	if err != nil {
 		return "agentls: nothing was reverted: " + err.Error()
+	}
+	return "agentls: " + rep.Text(ss.env.Workspace().Rel)
+}
+
+// checkpoints lists the session's checkpoints, newest last.
+func (ss *session) checkpoints(ctx context.Context) string {
+	eng, err := ss.env.Checkpoints(ctx)
+	if err != nil {
+		return "agentls: no checkpoints: " + err.Error()
+	}
+	list, err := eng.List(ctx, ss.id)
+	if err != nil {
+		return "agentls: no checkpoints: " + err.Error()
+	}
+	if len(list) == 0 {
+		return "agentls: this session has no checkpoints yet: one is taken before every step that may change files."
+	}
+	var b strings.Builder
+	b.WriteString("agentls: checkpoints of this session (restore with /restore ID; /restore ID both also takes the conversation back):")
+	for _, c := range list {
+		fmt.Fprintf(&b, "\n- %d  %s  %s (%d path(s))", c.ID, c.Time.Format("15:04:05"), c.Title, c.Changed)
+		for _, n := range c.Notes {
+			b.WriteString("\n  note: " + n)
+		}
+	}
+	return b.String()
+}
+
+// restore restores to a checkpoint ("ID [files|conversation|both]") or
+// undoes the last restore ("undo").
+func (ss *session) restore(ctx context.Context, arg string) string {
+	words := strings.Fields(arg)
+	var (
+		rep app.CheckpointRestore
+		err error
+	)
+	switch {
+	case len(words) == 1 && words[0] == "undo":
+		rep, err = ss.env.UndoRestore(ctx, ss.id, ss.as.Session)
+	case len(words) == 1 || len(words) == 2:
+		id, perr := strconv.ParseInt(words[0], 10, 64)
+		what := "files"
+		if len(words) == 2 {
+			what = words[1]
+		}
+		if perr != nil || (what != "files" && what != "conversation" && what != "both") {
+			return "agentls: usage: /restore ID [files | conversation | both], or /restore undo (the ids are in /checkpoints)"
+		}
+		rep, err = ss.env.RestoreCheckpoint(ctx, app.RestoreOptions{SessionID: ss.id, Checkpoint: id,
+			Files: what != "conversation", Conversation: what != "files", Live: ss.as.Session})
+	default:
+		return "agentls: usage: /restore ID [files | conversation | both], or /restore undo (the ids are in /checkpoints)"
+	}
+	if err != nil {
+		return "agentls: nothing was restored: " + err.Error()
 	}
 	return "agentls: " + rep.Text(ss.env.Workspace().Rel)
 }

@@ -111,6 +111,17 @@ func (s *Server) executeCommand(ctx context.Context, params json.RawMessage) (an
 			return nil, err
 		}
 		return s.setModel(ctx, a)
+	case CommandCheckpoints, CommandRestoreCheckpoint:
+		var a CheckpointArgs
+		if len(p.Arguments) > 0 {
+			if err := oneArg(p.Arguments, &a); err != nil {
+				return nil, err
+			}
+		}
+		if p.Command == CommandCheckpoints {
+			return s.listCheckpoints(ctx, a)
+		}
+		return s.restoreCheckpoint(ctx, a)
 	}
 	return nil, jsonrpc2.Errorf(jsonrpc2.InvalidParams, "unknown command %q: agentls runs %s", p.Command, strings.Join(commands(), ", "))
 }

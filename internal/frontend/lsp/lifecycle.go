@@ -27,11 +27,17 @@ const (
 	// CommandSetModel switches the conversation to another model between
 	// turns; the conversation goes on.
 	CommandSetModel = "agentls.setModel"
+	// CommandCheckpoints lists a session's checkpoints;
+	// CommandRestoreCheckpoint restores to one (or undoes the last
+	// restore), open buffers changing through workspace/applyEdit.
+	CommandCheckpoints       = "agentls.checkpoints"
+	CommandRestoreCheckpoint = "agentls.restoreCheckpoint"
 )
 
 // commands are the commands the server runs, as initialize announces them.
 func commands() []string {
-	return []string{CommandAsk, CommandCancel, CommandRevertTurn, CommandApprove, CommandSessions, CommandCompact, CommandSandbox, CommandModel, CommandSetModel, CommandAnswer, CommandHistory}
+	return []string{CommandAsk, CommandCancel, CommandRevertTurn, CommandApprove, CommandSessions, CommandCompact, CommandSandbox, CommandModel, CommandSetModel, CommandAnswer, CommandHistory,
+		CommandCheckpoints, CommandRestoreCheckpoint}
 }
 
 func (s *Server) initialize(ctx context.Context, params json.RawMessage) (any, error) {

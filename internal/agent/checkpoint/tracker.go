@@ -1,0 +1,428 @@
+package checkpoint
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"maps"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/agentls/agentls/internal/agent/store"
+	"github.com/agentls/agentls/internal/tools/confine"
+)
+
+// tracker keeps one workspace folder's baseline: every path's state as
+// last seen, with the stat figures that tell a change without reading,
+// and every kept content in the store. A refresh compares the folder with
+// it (the paths the watcher marked, or the whole tree) and returns the
+// changes; contents are read only for files whose stat changed.
+type tracker struct {
+	path string // the folder, absolute
+	root *os.Root
+	opts Options
+	st   *store.Store
+
+	entries map[string]store.IndexEntry // by path relative to the folder
+	kept    int64                       // content bytes kept for the baseline
+	watch   *watcher                    // nil: every refresh walks the tree
+	// full makes the next refresh walk the tree (the watcher lost events,
+	// or there is none).
+	full bool
+	// over says what the folder's bound on paths left out, for every
+	// checkpoint.
+	over string
+}
+
+// change is one path found different from the baseline.
+type change struct {
+	rel           string
+	before, after store.FileState
+}
+
+// batch is what a refresh keeps in the store, in one transaction.
+type batch struct {
+	blobs map[string][]byte
+	set   map[string]store.IndexEntry
+	del   []string
+	bytes int
+}
+
+func newBatch() *batch {
+	return &batch{blobs: map[string][]byte{}, set: map[string]store.IndexEntry{}}
+}
+
+// flushBytes is how much content a batch gathers before it is written
+// (the first walk of a large folder).
+const flushBytes = 32 << 20
+
+// openTracker opens a folder, loads its stored index (the stat cache of an
+// earlier process) and walks it once, watching its folders where the
+// system can.
+func openTracker(ctx context.Context, st *store.Store, path string, opts Options, watch bool) (*tracker, error) {
+	r, err := os.OpenRoot(path)
+	if err != nil {
+		return nil, fmt.Errorf("checkpoints of %s: %w", path, err)
+	}
+	t := &tracker{path: path, root: r, opts: opts, st: st, full: true}
+	if t.entries, err = st.Index(ctx, path); err != nil {
+		r.Close()
+		return nil, err
+	}
+	for _, e := range t.entries {
+		if e.State.Hash != "" {
+			t.kept += e.State.Size
+		}
+	}
+	if watch {
+		if w, err := newWatcher(); err == nil {
+			t.watch = w
+		}
+	}
+	if _, err := t.refresh(ctx); err != nil {
+		t.close()
+		return nil, err
+	}
+	return t, nil
+}
+
+func (t *tracker) close() {
+	if t.watch != nil {
+		t.watch.close()
+	}
+	t.root.Close()
+}
+
+// refresh brings the baseline up to date with the folder and returns what
+// changed since the last refresh, in path order.
+func (t *tracker) refresh(ctx context.Context) ([]change, error) {
+	var changes []change
+	b := newBatch()
+	if t.watch == nil {
+		t.full = true // no watcher, or it ran out of watches
+	}
+	if t.watch != nil && !t.full {
+		dirty := map[string]bool{}
+		overflow, err := t.watch.drain(dirty)
+		if err != nil || overflow {
+			t.full = true
+		} else {
+			for _, rel := range slices.Sorted(maps.Keys(dirty)) {
+				if err := t.check(ctx, rel, dirty[rel], b, &changes); err != nil {
+					return nil, err
+				}
+			}
+		}
+	}
+	if t.full {
+		if t.watch != nil {
+			// Events queued before the walk are about what it sees anyway.
+			_, _ = t.watch.drain(map[string]bool{})
+		}
+		t.full = false
+		t.over = ""
+		if err := t.walk(ctx, ".", b, &changes); err != nil {
+			return nil, err
+		}
+	}
+	if err := t.flush(ctx, b); err != nil {
+		return nil, err
+	}
+	slices.SortFunc(changes, func(a, b change) int { return strings.Compare(a.rel, b.rel) })
+	return changes, nil
+}
+
+// check looks at one path the watcher marked: gone, changed, or a folder
+// that appeared (walked whole, deep).
+func (t *tracker) check(ctx context.Context, rel string, deep bool, b *batch, out *[]change) error {
+	if rel == "." {
+		if deep {
+			return t.walk(ctx, ".", b, out)
+		}
+		return nil
+	}
+	if t.excluded(rel) {
+		return nil
+	}
+	fi, err := t.root.Lstat(rel)
+	if err != nil {
+		t.removeTree(rel, b, out)
+		return nil
+	}
+	old, had := t.entries[rel]
+	if fi.IsDir() {
+		if deep || !had || old.State.Kind != store.KindDir {
+			return t.walk(ctx, rel, b, out)
+		}
+		return t.observe(rel, fi, b, out)
+	}
+	if had && old.State.Kind == store.KindDir {
+		t.removeTree(rel, b, out)
+	}
+	return t.observe(rel, fi, b, out)
+}
+
+// walk compares the subtree rel with the baseline: every path in it is
+// observed, every path the baseline has below it and the walk did not see
+// is gone. Folders are watched before they are listed, so nothing created
+// meanwhile is missed.
+func (t *tracker) walk(ctx context.Context, rel string, b *batch, out *[]change) error {
+	seen := map[string]bool{}
+	if rel != "." {
+		fi, err := t.root.Lstat(rel)
+		if err != nil {
+			t.removeTree(rel, b, out)
+			return nil
+		}
+		if !fi.IsDir() {
+			return t.observe(rel, fi, b, out)
+		}
+		if err := t.observe(rel, fi, b, out); err != nil {
+			return err
+		}
+		seen[rel] = true
+	}
+	if t.watch != nil {
+		t.watch.forget(rel)
+	}
+	dir := t.root
+	if rel != "." {
+		sub, err := t.root.OpenRoot(rel)
+		if err != nil {
+			t.removeTree(rel, b, out)
+			return nil
+		}
+		defer sub.Close()
+		dir = sub
+	}
+	if err := t.walkDir(ctx, dir, rel, seen, b, out); err != nil {
+		return err
+	}
+	for p := range t.entries {
+		if !seen[p] && (rel == "." || under(p, rel)) {
+			t.gone(p, b, out)
+		}
+	}
+	return nil
+}
+
+// walkDir walks the folder dir (rel below the root), each entry through
+// the folder's own root: one system call per entry, whatever its depth.
+func (t *tracker) walkDir(ctx context.Context, dir *os.Root, rel string, seen map[string]bool, b *batch, out *[]change) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	d, err := dir.Open(".")
+	if err != nil {
+		return nil // gone or unreadable: its entries count as gone
+	}
+	if t.watch != nil {
+		if err := t.watch.add(d, rel); err != nil {
+			// Out of watches (fs.inotify.max_user_watches): walk from
+			// now on, which the next refresh does.
+			t.watch.close()
+			t.watch = nil
+		}
+	}
+	names, err := d.Readdirnames(-1)
+	d.Close()
+	if err != nil {
+		return nil
+	}
+	slices.Sort(names)
+	for _, name := range names {
+		p := filepath.Join(rel, name)
+		if t.excluded(p) {
+			continue
+		}
+		if _, known := t.entries[p]; t.opts.MaxFiles > 0 && len(t.entries) >= t.opts.MaxFiles && !known {
+			if t.over == "" {
+				t.over = fmt.Sprintf("the workspace folder %s has more than %d paths (checkpoints.max_files): %s and what follows it are not checkpointed", t.path, t.opts.MaxFiles, p)
+			}
+			continue
+		}
+		fi, err := dir.Lstat(name)
+		if err != nil {
+			continue
+		}
+		if !fi.IsDir() && !fi.Mode().IsRegular() && fi.Mode()&fs.ModeSymlink == 0 {
+			continue // devices, FIFOs, sockets: not files to keep
+		}
+		seen[p] = true
+		if err := t.observe(p, fi, b, out); err != nil {
+			return err
+		}
+		if fi.IsDir() {
+			sub, err := dir.OpenRoot(name)
+			if err != nil {
+				continue
+			}
+			err = t.walkDir(ctx, sub, p, seen, b, out)
+			sub.Close()
+			if err != nil {
+				return err
+			}
+		}
+		if b.bytes >= flushBytes {
+			if err := t.flush(ctx, b); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// observe compares one path with its baseline entry, reading a file only
+// when its stat changed, and records a change.
+func (t *tracker) observe(rel string, fi fs.FileInfo, b *batch, out *[]change) error {
+	old, had := t.entries[rel]
+	ino, ctime := statKey(fi)
+	e := store.IndexEntry{MTime: fi.ModTime().UnixNano(), CTime: ctime, Ino: ino}
+	mode := uint32(fi.Mode().Perm() | fi.Mode()&(fs.ModeSetuid|fs.ModeSetgid|fs.ModeSticky))
+	switch {
+	case fi.IsDir():
+		if had && old.State.Kind == store.KindDir && old.State.Mode == mode {
+			return nil // a folder's times change with its entries, which speak for themselves
+		}
+		e = store.IndexEntry{State: store.FileState{Kind: store.KindDir, Mode: mode}}
+	case fi.Mode()&fs.ModeSymlink != 0:
+		target, err := t.root.Readlink(rel)
+		if err != nil {
+			return nil
+		}
+		e.State = store.FileState{Kind: store.KindLink, Target: target}
+	case fi.Mode().IsRegular():
+		if had && old.State.Kind == store.KindFile && old.MTime == e.MTime && old.CTime == e.CTime && old.Ino == e.Ino &&
+			old.State.Size == fi.Size() && old.State.Mode == mode {
+			return nil // unchanged, as git's index tells it
+		}
+		e.State = t.readFile(rel, fi, mode, b)
+	default:
+		return nil
+	}
+	changed := !had || !old.State.Same(e.State) || e.State.NotKept != ""
+	if had && old.State.Hash != "" {
+		t.kept -= old.State.Size
+	}
+	if e.State.Hash != "" {
+		t.kept += e.State.Size
+	}
+	t.entries[rel] = e
+	b.set[rel] = e
+	if changed {
+		*out = append(*out, change{rel: rel, before: old.State, after: e.State})
+	}
+	return nil
+}
+
+// readFile reads a regular file's content into the batch, or says why it
+// is not kept: over the size bounds, hard-linked (it may be a file outside
+// the workspace), or swapped since its lstat.
+func (t *tracker) readFile(rel string, fi fs.FileInfo, mode uint32, b *batch) store.FileState {
+	s := store.FileState{Kind: store.KindFile, Mode: mode, Size: fi.Size()}
+	if max := t.opts.MaxFileBytes; max > 0 && fi.Size() > max {
+		s.NotKept = fmt.Sprintf("%d bytes, over checkpoints.max_file_bytes (%d)", fi.Size(), max)
+		return s
+	}
+	if max := t.opts.MaxBytes; max > 0 && t.kept+fi.Size() > max {
+		s.NotKept = fmt.Sprintf("the folder's kept content reached checkpoints.max_bytes (%d)", max)
+		return s
+	}
+	f, err := t.root.OpenFile(rel, os.O_RDONLY|openFlag, 0)
+	if err != nil {
+		s.NotKept = "unreadable: " + err.Error()
+		return s
+	}
+	defer f.Close()
+	ofi, err := f.Stat()
+	if err != nil || !ofi.Mode().IsRegular() || !os.SameFile(fi, ofi) {
+		s.NotKept = "it changed while it was read"
+		return s
+	}
+	if n, _ := confine.LinkCount(ofi, f); n > 1 {
+		s.NotKept = fmt.Sprintf("it has %d hard links, so it may be a file outside the workspace: its content is not kept", n)
+		return s
+	}
+	limit := t.opts.MaxFileBytes
+	if limit <= 0 {
+		limit = 1 << 40
+	}
+	data, err := io.ReadAll(io.LimitReader(f, limit+1))
+	if err != nil {
+		s.NotKept = "unreadable: " + err.Error()
+		return s
+	}
+	if int64(len(data)) > limit {
+		s.NotKept = fmt.Sprintf("it grew over checkpoints.max_file_bytes (%d) while it was read", limit)
+		return s
+	}
+	s.Size = int64(len(data))
+	s.Hash = store.HashOf(data)
+	if _, ok := b.blobs[s.Hash]; !ok {
+		b.blobs[s.Hash] = data
+		b.bytes += len(data)
+	}
+	return s
+}
+
+// removeTree drops rel and everything the baseline has below it: they
+// are gone.
+func (t *tracker) removeTree(rel string, b *batch, out *[]change) {
+	for p := range t.entries {
+		if p == rel || under(p, rel) {
+			t.gone(p, b, out)
+		}
+	}
+	if t.watch != nil {
+		t.watch.forget(rel)
+	}
+}
+
+func (t *tracker) gone(p string, b *batch, out *[]change) {
+	old := t.entries[p]
+	if old.State.Hash != "" {
+		t.kept -= old.State.Size
+	}
+	delete(t.entries, p)
+	delete(b.set, p)
+	b.del = append(b.del, p)
+	*out = append(*out, change{rel: p, before: old.State})
+}
+
+// flush writes the batch (contents and index) and empties it.
+func (t *tracker) flush(ctx context.Context, b *batch) error {
+	err := t.st.SaveIndex(ctx, store.IndexUpdate{Workspace: t.path, Blobs: b.blobs, Set: b.set, Delete: b.del})
+	*b = *newBatch()
+	return err
+}
+
+// excluded reports a path checkpoints leave alone: .git (the person's
+// repository, which git keeps) and what checkpoints.exclude names.
+func (t *tracker) excluded(rel string) bool {
+	for _, part := range strings.Split(filepath.ToSlash(rel), "/") {
+		if part == ".git" {
+			return true
+		}
+		for _, pat := range t.opts.Exclude {
+			if ok, _ := filepath.Match(pat, part); ok {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// under reports whether p lies below dir (both relative, cleaned).
+func under(p, dir string) bool {
+	if dir == "." {
+		return p != "."
+	}
+	return strings.HasPrefix(p, dir+string(filepath.Separator))
+}
+
+// errNoTracker is a path in no workspace folder the engine tracks.
+var errNoTracker = errors.New("not in a workspace folder")

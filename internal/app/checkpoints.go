@@ -1,0 +1,254 @@
+package app
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"path/filepath"
+
+	"github.com/agentls/agentls/internal/agent"
+	"github.com/agentls/agentls/internal/agent/checkpoint"
+	"github.com/agentls/agentls/internal/agent/store"
+	"github.com/agentls/agentls/internal/config"
+	"github.com/agentls/agentls/internal/tools"
+)
+
+// errCheckpointsOff is why there are no checkpoints when the person
+// switched them off.
+var errCheckpointsOff = errors.New("checkpoints are off (\"checkpoints\": {\"enabled\": false} in the config file)")
+
+// checkpointOptions are the engine's bounds from the user file's
+// "checkpoints" (only it counts), over the defaults; -1 means no bound.
+func checkpointOptions(c config.Checkpoints) checkpoint.Options {
+	o := checkpoint.DefaultOptions()
+	pick := func(set int64, def *int64) {
+		switch {
+		case set < 0:
+			*def = 0
+		case set > 0:
+			*def = set
+		}
+	}
+	pick(c.MaxFileBytes, &o.MaxFileBytes)
+	pick(c.MaxBytes, &o.MaxBytes)
+	pick(c.KeepBytes, &o.KeepBytes)
+	files, keep := int64(o.MaxFiles), int64(o.Keep)
+	pick(int64(c.MaxFiles), &files)
+	pick(int64(c.Keep), &keep)
+	o.MaxFiles, o.Keep = int(files), int(keep)
+	o.Exclude = append([]string(nil), c.Exclude...)
+	return o
+}
+
+// openCheckpoints makes the environment's checkpoint engine with the
+// store (under e.mu), unless the person switched checkpoints off.
+func (e *Env) openCheckpointsLocked(st *store.Store) {
+	user, _, _ := e.app.UserConfig()
+	if c := user.Checkpoints; c.Enabled != nil && !*c.Enabled {
+		e.cpErr = errCheckpointsOff
+		return
+	}
+	e.cp = checkpoint.New(st, e.ws, checkpointOptions(user.Checkpoints), e.app.log)
+}
+
+// Checkpoints is the environment's checkpoint engine, opened with the
+// store.
+func (e *Env) Checkpoints(ctx context.Context) (*checkpoint.Engine, error) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if _, err := e.storeLocked(ctx); err != nil {
+		return nil, err
+	}
+	if e.cp == nil {
+		return nil, e.cpErr
+	}
+	return e.cp, nil
+}
+
+// prepareCheckpoints walks the workspace in the background the first time
+// a session is made, so the first step does not wait for the first walk
+// (which reads every file the bounds allow).
+func (e *Env) prepareCheckpoints(ctx context.Context) agent.Checkpointer {
+	eng, err := e.Checkpoints(ctx)
+	if err != nil {
+		return nil
+	}
+	e.mu.Lock()
+	if e.cpCancel == nil {
+		bg, cancel := context.WithCancel(context.Background())
+		e.cpCancel = cancel
+		go func() {
+			if err := eng.Prepare(bg); err != nil && bg.Err() == nil {
+				e.app.log.Warn("checkpoints: the first walk of the workspace failed", "error", err)
+			}
+		}()
+	}
+	e.mu.Unlock()
+	return stepCheckpoints{eng}
+}
+
+// stepCheckpoints is the engine as the agent's Checkpointer.
+type stepCheckpoints struct{ e *checkpoint.Engine }
+
+// BeginStep implements agent.Checkpointer.
+func (s stepCheckpoints) BeginStep(ctx context.Context, st agent.Step) (func(context.Context) error, error) {
+	p, err := s.e.Begin(ctx, checkpoint.Step{SessionID: st.SessionID, TurnID: st.TurnID, CallID: st.CallID, Tool: st.Tool, Title: st.Title})
+	if err != nil {
+		return nil, err
+	}
+	return func(ctx context.Context) error {
+		_, err := p.End(ctx)
+		return err
+	}, nil
+}
+
+// recorders hands a file tool's change to the turn history and to the
+// checkpoints.
+type recorders []tools.Recorder
+
+// RecordChange implements tools.Recorder.
+func (rs recorders) RecordChange(ctx context.Context, c tools.ChangeRecord) error {
+	var errs []error
+	for _, r := range rs {
+		errs = append(errs, r.RecordChange(ctx, c))
+	}
+	return errors.Join(errs...)
+}
+
+// RestoreOptions say what a restore to a checkpoint puts back.
+type RestoreOptions struct {
+	SessionID string
+	// Checkpoint is the checkpoint's id: the workspace goes back to
+	// before its step.
+	Checkpoint int64
+	// Files restores the files; Conversation the conversation (to before
+	// the prompt of the checkpoint's turn). At least one.
+	Files, Conversation bool
+	// Live is the session when it is open in this process: its
+	// conversation changes at once (else at its next resume).
+	Live *agent.Session
+}
+
+// CheckpointRestore is what a restore did.
+type CheckpointRestore struct {
+	checkpoint.Restore
+	// Conversation, when the conversation was restored, is how many of
+	// the session's records it now stands on and how many messages the
+	// model sees.
+	Conversation *ConversationRestore `json:"conversation,omitempty"`
+}
+
+// ConversationRestore is a restored conversation.
+type ConversationRestore struct {
+	Records  int `json:"records"`
+	Messages int `json:"messages"`
+}
+
+// Text is the restore in words.
+func (r CheckpointRestore) Text(rel func(string) string) string {
+	t := r.Restore.Text(rel)
+	if r.Conversation != nil {
+		t += fmt.Sprintf("\nthe conversation is back to %d message(s)", r.Conversation.Messages)
+	}
+	return t
+}
+
+// RestoreCheckpoint restores a session's files, conversation or both to
+// before a checkpoint; the restore is itself a checkpoint (Undo). It is
+// refused while the live session runs a turn.
+func (e *Env) RestoreCheckpoint(ctx context.Context, o RestoreOptions) (CheckpointRestore, error) {
+	var out CheckpointRestore
+	if !o.Files && !o.Conversation {
+		return out, errors.New("restore: say what to restore: files, conversation or both")
+	}
+	if o.Live != nil && o.Live.Current() != nil {
+		return out, agent.ErrBusy
+	}
+	eng, err := e.Checkpoints(ctx)
+	if err != nil {
+		return out, err
+	}
+	st, err := e.Store(ctx)
+	if err != nil {
+		return out, err
+	}
+	cp, err := st.GetCheckpoint(ctx, o.Checkpoint)
+	if err != nil {
+		return out, err
+	}
+	if cp.SessionID != o.SessionID {
+		return out, fmt.Errorf("checkpoint %d is not one of session %s's: %w", o.Checkpoint, o.SessionID, store.ErrNoCheckpoint)
+	}
+	convBefore := -1
+	if o.Conversation {
+		if cp.ConvSeq < 0 {
+			return out, fmt.Errorf("checkpoint %d does not know where its conversation stood: restore its files only", o.Checkpoint)
+		}
+		recs, err := st.Records(ctx, o.SessionID)
+		if err != nil {
+			return out, err
+		}
+		convBefore = len(recs)
+	}
+	ro := checkpoint.RestoreOptions{SessionID: o.SessionID, To: o.Checkpoint, ConvSeq: convBefore,
+		CopyDir: filepath.Join(e.StateDir(), "checkpoints")}
+	if o.Files {
+		out.Restore, err = eng.Restore(ctx, ro)
+	} else {
+		out.Restore, err = eng.Mark(ctx, ro)
+	}
+	if err != nil {
+		return out, err
+	}
+	if o.Conversation {
+		if out.Conversation, err = e.rewind(ctx, st, o.SessionID, cp.ConvSeq, o.Live); err != nil {
+			return out, fmt.Errorf("files restored, but not the conversation: %w", err)
+		}
+	}
+	return out, nil
+}
+
+// rewind takes a session's conversation back to its first to records,
+// in the store and in the live session.
+func (e *Env) rewind(ctx context.Context, st *store.Store, sessionID string, to int, live *agent.Session) (*ConversationRestore, error) {
+	data, _ := json.Marshal(agent.RewindRecord{To: to})
+	if _, err := st.AppendRecord(ctx, sessionID, agent.RecordRewind, string(data)); err != nil {
+		return nil, err
+	}
+	recs, err := journalRecords(ctx, st, sessionID)
+	if err != nil {
+		return nil, err
+	}
+	r, err := agent.Restore(recs)
+	if err != nil {
+		return nil, err
+	}
+	if live != nil {
+		if err := live.ResetConversation(r); err != nil {
+			return nil, err
+		}
+	}
+	return &ConversationRestore{Records: to, Messages: len(r.History)}, nil
+}
+
+// UndoRestore undoes the session's last restore (files, and the
+// conversation when that restore changed it); it is a restore itself, so
+// undoing again redoes.
+func (e *Env) UndoRestore(ctx context.Context, sessionID string, live *agent.Session) (CheckpointRestore, error) {
+	st, err := e.Store(ctx)
+	if err != nil {
+		return CheckpointRestore{}, err
+	}
+	list, err := st.Checkpoints(ctx, sessionID)
+	if err != nil {
+		return CheckpointRestore{}, err
+	}
+	for i := len(list) - 1; i >= 0; i-- {
+		if c := list[i]; c.Kind == store.CheckpointRestore {
+			return e.RestoreCheckpoint(ctx, RestoreOptions{SessionID: sessionID, Checkpoint: c.ID, Files: true,
+				Conversation: c.ConvSeq >= 0, Live: live})
+		}
+	}
+	return CheckpointRestore{}, fmt.Errorf("session %s has no restore to undo", sessionID)
+}

@@ -1,0 +1,272 @@
+package app_test
+
+import (
+	"context"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/agentls/agentls/internal/agent"
+	"github.com/agentls/agentls/internal/agent/store"
+	"github.com/agentls/agentls/internal/app"
+	"github.com/agentls/agentls/internal/config"
+)
+
+// treeOf is a folder as data: every path's kind, mode and content or link
+// target, to compare byte for byte.
+func treeOf(t *testing.T, root string) map[string]string {
+	t.Helper()
+	out := map[string]string{}
+	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(root, p)
+		if rel == "." {
+			return nil
+		}
+		fi, err := os.Lstat(p)
+		if err != nil {
+			return err
+		}
+		switch {
+		case fi.Mode()&fs.ModeSymlink != 0:
+			target, _ := os.Readlink(p)
+			out[rel] = "link " + target
+		case fi.IsDir():
+			out[rel] = fmt.Sprintf("dir %04o", fi.Mode().Perm())
+		default:
+			b, err := os.ReadFile(p)
+			if err != nil {
+				return err
+			}
+			out[rel] = fmt.Sprintf("file %04o %q", fi.Mode().Perm(), b)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+func treeDiff(a, b map[string]string) string {
+	var d []string
+	for k, v := range a {
+		if w, ok := b[k]; !ok {
+			d = append(d, "- "+k+": "+v)
+		} else if w != v {
+			d = append(d, "~ "+k+": "+v+" → "+w)
+		}
+	}
+	for k, v := range b {
+		if _, ok := a[k]; !ok {
+			d = append(d, "+ "+k+": "+v)
+		}
+	}
+	return strings.Join(d, "\n")
+}
+
+// cpWorld is an environment with the built-in tools (the real bash tool,
+// confined by the environment's sandbox) and a model that runs the
+// command it is given, one bash call a turn.
+type cpWorld struct {
+	root string
+	env  *app.Env
+	sess *app.Session
+	prov *script
+}
+
+func newCPWorld(t *testing.T) *cpWorld {
+	t.Helper()
+	root, _ := filepath.EvalSymlinks(t.TempDir())
+	prov := &script{}
+	a := app.New(app.Options{
+		Config:  config.Config{Model: "test:script", Permissions: config.Permissions{Mode: "auto"}},
+		DataDir: t.TempDir(), StateDir: t.TempDir(),
+		Getenv:      func(string) string { return "" },
+		NewProvider: func(string, string) (agent.Provider, error) { return prov, nil },
+	})
+	env, err := a.Open(app.Frontend{Roots: []string{root}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(env.Close)
+	if !env.Sandbox().Confined() {
+		t.Fatalf("the environment's sandbox does not confine: %s", env.Sandbox().Status().Reason)
+	}
+	sess, err := env.NewSession(context.Background(), app.SessionOptions{Channel: "headless"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &cpWorld{root: root, env: env, sess: sess, prov: prov}
+}
+
+// turn runs one turn in which the model calls bash with command and
+// returns the turn's last checkpoint.
+func (w *cpWorld) turn(t *testing.T, command string) store.Checkpoint {
+	t.Helper()
+	w.prov.mu.Lock()
+	w.prov.steps = append(w.prov.steps, agent.Response{ToolCalls: []agent.ToolCall{toolCall("c", "bash", map[string]any{"command": command})}})
+	w.prov.mu.Unlock()
+	var mu sync.Mutex
+	var evs []agent.Event
+	turn, err := w.sess.Start(context.Background(), "run "+command, func(e agent.Event) {
+		mu.Lock()
+		evs = append(evs, e)
+		mu.Unlock()
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	turn.Wait()
+	mu.Lock()
+	defer mu.Unlock()
+	if out, isErr := resultOf(evs, "c"); isErr {
+		t.Fatalf("%s: %s", command, out)
+	}
+	for _, e := range evs {
+		if e.Type == agent.EventWarning {
+			t.Errorf("%s: warning %s", command, e.Message)
+		}
+	}
+	eng, err := w.env.Checkpoints(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	list, err := eng.List(context.Background(), w.sess.ID)
+	if err != nil || len(list) == 0 {
+		t.Fatalf("%s: no checkpoint (%v)", command, err)
+	}
+	return list[len(list)-1]
+}
+
+func (w *cpWorld) write(t *testing.T, rel, content string, mode fs.FileMode) {
+	t.Helper()
+	p := filepath.Join(w.root, rel)
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(p, []byte(content), mode); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chmod(p, mode); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestCheckpointsOfBashSteps: real bash steps (the environment's bash
+// tool, confined by its sandbox) — a created file, a deleted folder, a
+// rename, sed -i, chmod +x, a symbolic link, a binary file — each
+// restored to before it and the restore undone: the tree matches byte for
+// byte, modes included, each time.
+func TestCheckpointsOfBashSteps(t *testing.T) {
+	ctx := context.Background()
+	w := newCPWorld(t)
+	w.write(t, "a.txt", "alpha\nbeta\n", 0o644)
+	w.write(t, "dir/one.go", "package one\n", 0o644)
+	w.write(t, "dir/sub/two.go", "package two\n", 0o600)
+	w.write(t, "run.sh", "echo hi\n", 0o644)
+	w.write(t, "logo.bin", "\x89PNG\x00\x01\xff", 0o644)
+	for _, command := range []string{
+		"echo created > new.txt",
+		"rm -rf dir",
+		"mv a.txt renamed.txt",
+		"sed -i 's/beta/gamma/' renamed.txt",
+		"chmod +x run.sh",
+		"ln -s /etc/passwd passwd-link",
+		"printf '\\000\\377\\001binary' > logo.bin",
+	} {
+		before := treeOf(t, w.root)
+		c := w.turn(t, command)
+		after := treeOf(t, w.root)
+		if c.Tool != "bash" || len(c.Files) != 0 || c.Changed == 0 {
+			t.Fatalf("%s: checkpoint %+v", command, c)
+		}
+		r, err := w.env.RestoreCheckpoint(ctx, app.RestoreOptions{SessionID: w.sess.ID, Checkpoint: c.ID, Files: true, Live: w.sess.Session})
+		if err != nil {
+			t.Fatalf("%s: restore: %v", command, err)
+		}
+		if d := treeDiff(before, treeOf(t, w.root)); d != "" {
+			t.Fatalf("%s: restored to before it, the tree differs:\n%s\n%+v", command, d, r)
+		}
+		if len(r.Conflicts)+len(r.Skipped) > 0 || len(r.Restored) == 0 {
+			t.Errorf("%s: restore reported %+v", command, r)
+		}
+		u, err := w.env.UndoRestore(ctx, w.sess.ID, w.sess.Session)
+		if err != nil {
+			t.Fatalf("%s: undo: %v", command, err)
+		}
+		if d := treeDiff(after, treeOf(t, w.root)); d != "" {
+			t.Fatalf("%s: the restore undone, the tree differs from after the step:\n%s\n%+v", command, d, u)
+		}
+	}
+}
+
+// A person's edit after the agent's bash step survives a restore, which
+// reports it as a conflict with both versions.
+func TestCheckpointRestoreKeepsThePersonsEdit(t *testing.T) {
+	ctx := context.Background()
+	w := newCPWorld(t)
+	w.write(t, "a.txt", "original\n", 0o644)
+	w.write(t, "b.txt", "b\n", 0o644)
+	c := w.turn(t, "sed -i 's/original/agent/' a.txt && echo agent > b.txt")
+	w.write(t, "a.txt", "the person's\n", 0o644)
+	r, err := w.env.RestoreCheckpoint(ctx, app.RestoreOptions{SessionID: w.sess.ID, Checkpoint: c.ID, Files: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b, _ := os.ReadFile(filepath.Join(w.root, "a.txt")); string(b) != "the person's\n" {
+		t.Errorf("a.txt = %q: the person's edit was overwritten", b)
+	}
+	if b, _ := os.ReadFile(filepath.Join(w.root, "b.txt")); string(b) != "b\n" {
+		t.Errorf("b.txt = %q, want it restored", b)
+	}
+	if len(r.Conflicts) != 1 || *r.Conflicts[0].Yours.Text != "the person's\n" || *r.Conflicts[0].Checkpoint.Text != "original\n" {
+		t.Errorf("conflicts = %+v", r.Conflicts)
+	}
+}
+
+// Restoring the conversation takes the live session back to before the
+// checkpoint's prompt (and the store with it, for a resume); undoing the
+// restore brings it back.
+func TestCheckpointRestoreConversation(t *testing.T) {
+	ctx := context.Background()
+	w := newCPWorld(t)
+	w.turn(t, "echo one > one.txt")
+	afterOne := len(w.sess.History())
+	c := w.turn(t, "echo two > two.txt")
+	afterTwo := len(w.sess.History())
+	r, err := w.env.RestoreCheckpoint(ctx, app.RestoreOptions{SessionID: w.sess.ID, Checkpoint: c.ID, Files: true, Conversation: true, Live: w.sess.Session})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := len(w.sess.History()); got != afterOne || r.Conversation == nil || r.Conversation.Messages != afterOne {
+		t.Errorf("conversation after restore: %d messages (%+v), want %d", got, r.Conversation, afterOne)
+	}
+	if _, err := os.Stat(filepath.Join(w.root, "two.txt")); err == nil {
+		t.Error("two.txt is still there")
+	}
+	_, stored, err := w.env.StoredSession(ctx, w.sess.ID)
+	if err != nil || len(stored.History) != afterOne {
+		t.Errorf("stored conversation: %d messages, %v; want %d", len(stored.History), err, afterOne)
+	}
+	if _, err := w.env.UndoRestore(ctx, w.sess.ID, w.sess.Session); err != nil {
+		t.Fatal(err)
+	}
+	if got := len(w.sess.History()); got != afterTwo {
+		t.Errorf("conversation after undo: %d messages, want %d", got, afterTwo)
+	}
+	if _, err := os.Stat(filepath.Join(w.root, "two.txt")); err != nil {
+		t.Errorf("two.txt after undo: %v", err)
+	}
+	// The next turn goes on from the restored conversation with a new turn id.
+	w.turn(t, "echo three > three.txt")
+	if len(w.sess.History()) <= afterTwo {
+		t.Errorf("the next turn did not go on: %d messages", len(w.sess.History()))
+	}
+}
