@@ -51,12 +51,13 @@ func TestSwitchModelAcrossProviders(t *testing.T) {
 	})
 	defer oai.Close()
 	dataDir := t.TempDir()
+	zero := 0.0
 	a, root := newApp(t, oai.URL, func(o *app.Options) {
 		o.DataDir = dataDir
 		o.Config = config.Config{Model: "anthropic:claude-sonnet-4-5", Providers: map[string]config.Provider{
 			"anthropic": {BaseURL: first.URL, APIKeyEnv: "TEST_KEY", Thinking: 2048},
 			"gw":        {Type: config.ProviderAnthropic, BaseURL: gateway.URL, APIKeyEnv: "TEST_KEY", Thinking: 2048},
-			"openai":    {BaseURL: oai.URL, APIKeyEnv: "TEST_KEY"},
+			"openai":    {BaseURL: oai.URL, APIKeyEnv: "TEST_KEY", Price: &config.Price{Input: &zero, Output: &zero}},
 			"nokey":     {BaseURL: oai.URL, APIKeyEnv: "UNSET_KEY"},
 		}}
 	})
@@ -73,9 +74,15 @@ func TestSwitchModelAcrossProviders(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	var costs []float64 // each model call's cost in the last turn
 	turn := func(prompt, want string) {
 		t.Helper()
-		tr, err := sess.Start(ctx, prompt, func(agent.Event) {})
+		costs = nil
+		tr, err := sess.Start(ctx, prompt, func(e agent.Event) {
+			if e.Type == agent.EventUsage && e.Usage != nil && e.Usage.Cost != nil {
+				costs = append(costs, *e.Usage.Cost)
+			}
+		})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -94,6 +101,9 @@ func TestSwitchModelAcrossProviders(t *testing.T) {
 		}
 	}
 	turn("one", "a.txt says first")
+	if len(costs) != 2 || costs[0] <= 0 {
+		t.Errorf("Claude's calls cost %v, want two priced calls", costs)
+	}
 
 	if err := sess.SwitchModel(ctx, "nokey:m", nil); err == nil || !strings.Contains(err.Error(), "no API key for nokey: set the UNSET_KEY environment variable") {
 		t.Errorf("switch to a model without its key: %v", err)
@@ -109,6 +119,10 @@ func TestSwitchModelAcrossProviders(t *testing.T) {
 	turn("two", "a.txt says gateway")
 	switchTo("openai:test-model")
 	turn("three", "a.txt says openai")
+	// The switched-to model's price counts, not the first model's.
+	if len(costs) != 2 || costs[0] != 0 || costs[1] != 0 {
+		t.Errorf("after the switch to a free model the calls cost %v, want 0 and 0", costs)
+	}
 	switchTo("anthropic:claude-sonnet-4-5")
 	turn("four", "a.txt says first")
 
