@@ -41,7 +41,7 @@ test('allow_once: the unsaved buffer is read through fs/read_text_file and the e
   assert.equal(modes.currentModeId, 'smart');
   assert.deepEqual(modes.availableModes.map((m) => m.id), ['chat', 'approve', 'smart', 'auto']);
   const commands = await ed.until('available_commands_update', () => ed.of(sessionId, 'available_commands_update')[0]);
-  assert.deepEqual(commands.availableCommands.map((c) => c.name), ['compact', 'revert', 'mode', 'model']);
+  assert.deepEqual(commands.availableCommands.map((c) => c.name), ['compact', 'revert', 'mode', 'model', 'checkpoints', 'restore']);
 
   const res = await ed.prompt(sessionId, 'Make it greet agentls');
   assert.equal(res.stopReason, 'end_turn');
