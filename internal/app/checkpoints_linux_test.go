@@ -2,11 +2,10 @@ package app_test
 
 import (
 	"context"
-	"fmt"
+	"github.com/agentls/agentls/internal/agent/checkpoint/treetest"
 	"io/fs"
 	"os"
 	"path/filepath"
-	"strings"
 	"sync"
 	"testing"
 
@@ -17,60 +16,6 @@ import (
 )
 
 // treeOf is a folder as data: every path's kind, mode and content or link
-// target, to compare byte for byte.
-func treeOf(t *testing.T, root string) map[string]string {
-	t.Helper()
-	out := map[string]string{}
-	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		rel, _ := filepath.Rel(root, p)
-		if rel == "." {
-			return nil
-		}
-		fi, err := os.Lstat(p)
-		if err != nil {
-			return err
-		}
-		switch {
-		case fi.Mode()&fs.ModeSymlink != 0:
-			target, _ := os.Readlink(p)
-			out[rel] = "link " + target
-		case fi.IsDir():
-			out[rel] = fmt.Sprintf("dir %04o", fi.Mode().Perm())
-		default:
-			b, err := os.ReadFile(p)
-			if err != nil {
-				return err
-			}
-			out[rel] = fmt.Sprintf("file %04o %q", fi.Mode().Perm(), b)
-		}
-		return nil
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return out
-}
-
-func treeDiff(a, b map[string]string) string {
-	var d []string
-	for k, v := range a {
-		if w, ok := b[k]; !ok {
-			d = append(d, "- "+k+": "+v)
-		} else if w != v {
-			d = append(d, "~ "+k+": "+v+" → "+w)
-		}
-	}
-	for k, v := range b {
-		if _, ok := a[k]; !ok {
-			d = append(d, "+ "+k+": "+v)
-		}
-	}
-	return strings.Join(d, "\n")
-}
-
 // cpWorld is an environment with the built-in tools (the real bash tool,
 // confined by the environment's sandbox) and a model that runs the
 // command it is given, one bash call a turn.
@@ -181,9 +126,9 @@ func TestCheckpointsOfBashSteps(t *testing.T) {
 		"ln -s /etc/passwd passwd-link",
 		"printf '\\000\\377\\001binary' > logo.bin",
 	} {
-		before := treeOf(t, w.root)
+		before := treetest.Tree(t, w.root)
 		c := w.turn(t, command)
-		after := treeOf(t, w.root)
+		after := treetest.Tree(t, w.root)
 		if c.Tool != "bash" || len(c.Files) != 0 || c.Changed == 0 {
 			t.Fatalf("%s: checkpoint %+v", command, c)
 		}
@@ -191,7 +136,7 @@ func TestCheckpointsOfBashSteps(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s: restore: %v", command, err)
 		}
-		if d := treeDiff(before, treeOf(t, w.root)); d != "" {
+		if d := treetest.Diff(before, treetest.Tree(t, w.root)); d != "" {
 			t.Fatalf("%s: restored to before it, the tree differs:\n%s\n%+v", command, d, r)
 		}
 		if len(r.Conflicts)+len(r.Skipped) > 0 || len(r.Restored) == 0 {
@@ -201,7 +146,7 @@ func TestCheckpointsOfBashSteps(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s: undo: %v", command, err)
 		}
-		if d := treeDiff(after, treeOf(t, w.root)); d != "" {
+		if d := treetest.Diff(after, treetest.Tree(t, w.root)); d != "" {
 			t.Fatalf("%s: the restore undone, the tree differs from after the step:\n%s\n%+v", command, d, u)
 		}
 	}

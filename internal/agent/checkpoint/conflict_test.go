@@ -2,6 +2,7 @@ package checkpoint_test
 
 import (
 	"context"
+	"github.com/agentls/agentls/internal/agent/checkpoint/treetest"
 	"os"
 	"path/filepath"
 	"strings"
@@ -91,13 +92,13 @@ func TestLinksOutAreNeverFollowed(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	before := Tree(t, f.root)
+	before := treetest.Tree(t, f.root)
 	c := f.step(t, "s1", "rm file-link dir-link && ln -s elsewhere file-link && echo x > dir-link")
 	if _, err := f.st.Blob(context.Background(), store.HashOf([]byte(secret))); err == nil {
 		t.Fatal("the content behind a link out is in the store")
 	}
 	r := f.restore(t, "s1", c.ID)
-	if d := diffTrees(before, Tree(t, f.root)); d != "" {
+	if d := treetest.Diff(before, treetest.Tree(t, f.root)); d != "" {
 		t.Fatalf("after the restore:\n%s\n%+v", d, r)
 	}
 	if read(t, filepath.Join(outside, "secret")) != secret {

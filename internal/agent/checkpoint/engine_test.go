@@ -2,76 +2,17 @@ package checkpoint_test
 
 import (
 	"context"
-	"fmt"
+	"github.com/agentls/agentls/internal/agent/checkpoint/treetest"
 	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strings"
 	"testing"
 
 	"github.com/agentls/agentls/internal/agent/checkpoint"
 	"github.com/agentls/agentls/internal/agent/store"
 	"github.com/agentls/agentls/internal/tools"
 )
-
-// Tree is a folder as data: every path's kind, mode and content or link
-// target, to compare byte for byte.
-func Tree(t *testing.T, root string) map[string]string {
-	t.Helper()
-	out := map[string]string{}
-	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		rel, _ := filepath.Rel(root, p)
-		if rel == "." {
-			return nil
-		}
-		if d.Name() == ".git" {
-			return filepath.SkipDir
-		}
-		fi, err := os.Lstat(p)
-		if err != nil {
-			return err
-		}
-		switch {
-		case fi.Mode()&fs.ModeSymlink != 0:
-			target, _ := os.Readlink(p)
-			out[rel] = "link " + target
-		case fi.IsDir():
-			out[rel] = fmt.Sprintf("dir %04o", fi.Mode().Perm())
-		default:
-			b, err := os.ReadFile(p)
-			if err != nil {
-				return err
-			}
-			out[rel] = fmt.Sprintf("file %04o %q", fi.Mode().Perm(), b)
-		}
-		return nil
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return out
-}
-
-func diffTrees(a, b map[string]string) string {
-	var d []string
-	for k, v := range a {
-		if w, ok := b[k]; !ok {
-			d = append(d, "- "+k+": "+v)
-		} else if w != v {
-			d = append(d, "~ "+k+": "+v+" → "+w)
-		}
-	}
-	for k, v := range b {
-		if _, ok := a[k]; !ok {
-			d = append(d, "+ "+k+": "+v)
-		}
-	}
-	return strings.Join(d, "\n")
-}
 
 type fixture struct {
 	root string
@@ -176,21 +117,21 @@ func testRestoreShellSteps(t *testing.T, mode string) {
 		"printf '\\000\\377\\001' > bin.dat && printf '\\000x' > new.bin",
 		"mkdir -p deep/er && echo x > deep/er/f && chmod 700 deep",
 	} {
-		before := Tree(t, f.root)
+		before := treetest.Tree(t, f.root)
 		c := f.step(t, "s1", command)
-		after := Tree(t, f.root)
+		after := treetest.Tree(t, f.root)
 		if len(c.Files) == 0 {
 			t.Fatalf("%s: checkpoint %d recorded no change", command, c.ID)
 		}
 		r := f.restore(t, "s1", c.ID)
-		if d := diffTrees(before, Tree(t, f.root)); d != "" {
+		if d := treetest.Diff(before, treetest.Tree(t, f.root)); d != "" {
 			t.Fatalf("%s: after restoring to checkpoint %d the tree differs from before the step:\n%s\n%+v", command, c.ID, d, r)
 		}
 		if len(r.Conflicts)+len(r.Skipped) > 0 {
 			t.Errorf("%s: restore reported %+v", command, r)
 		}
 		u := f.restore(t, "s1", r.Undo)
-		if d := diffTrees(after, Tree(t, f.root)); d != "" {
+		if d := treetest.Diff(after, treetest.Tree(t, f.root)); d != "" {
 			t.Fatalf("%s: after undoing the restore the tree differs from after the step:\n%s\n%+v", command, d, u)
 		}
 	}
