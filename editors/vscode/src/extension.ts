@@ -65,6 +65,8 @@ class Agentls implements vscode.Disposable, ChatActions {
   private pinned: PromptContext | undefined;
   /** When the last turn ended: the server's message about it follows. */
   private turnEndedAt = 0;
+  /** Restores in flight: the server's message about each is left out (the chat's notice says it). */
+  private restoring = 0;
   /** The next ask names the chat's session: the server restarted, or another session was picked. */
   private resume = true;
   private readonly disposables: vscode.Disposable[] = [];
@@ -92,7 +94,14 @@ class Agentls implements vscode.Disposable, ChatActions {
     });
     this.statusBar = new StatusBar({ showChat: command.showChat, answer: command.answer, restart: command.restart, revert: command.revertLastTurn, settings: command.openSettings });
     this.restore = new Restore({
-      execute: (name, args) => this.client.execute(name, args),
+      execute: async (name, args) => {
+        this.restoring++;
+        try {
+          return await this.client.execute(name, args);
+        } finally {
+          this.restoring--;
+        }
+      },
       sessionId: () => this.chat.sessionId,
       notice: (level, text) => this.chat.addNotice(level, text),
       mark: (list) => this.chat.markCheckpoints(list),
@@ -463,9 +472,12 @@ class Agentls implements vscode.Disposable, ChatActions {
   /**
    * window/showMessage: in the chat when it is on screen (the message the
    * server sends as a turn ends repeats what the chat shows, so it is
-   * left out), else a notification.
+   * left out, as is a restore's), else a notification.
    */
   private showMessage(type: number, text: string): void {
+    if (this.restoring > 0 && /^agentls: restored to checkpoint/.test(text)) {
+      return;
+    }
     if (!this.chat.view.visible) {
       const show = type === 1 ? vscode.window.showErrorMessage : type === 2 ? vscode.window.showWarningMessage : vscode.window.showInformationMessage;
       void show(text);
