@@ -27,6 +27,7 @@ type checkpointState struct {
 // u brings back the agent's line; :AgentCheckpoints undo undoes the
 // restore. After the person's own edit of the agent's line, a restore
 // keeps it, reports a conflict and opens the two versions as a diff.
+// Restoring the conversation alone leaves the files as they are.
 func TestNvimPluginCheckpoints(t *testing.T) {
 	eachNvim(t, func(t *testing.T) {
 		r := newFileRun(t)
@@ -39,8 +40,8 @@ func TestNvimPluginCheckpoints(t *testing.T) {
 		defer r.done()
 
 		var snap struct {
-			Before, After, Restored, Undone, Unrestored, Mine, Conflict checkpointState
-			DiffWindows                                                 []struct {
+			Before, After, Restored, Undone, Unrestored, Mine, Conflict, Conversation checkpointState
+			DiffWindows                                                               []struct {
 				Name       string `json:"name"`
 				Diff       bool   `json:"diff"`
 				Text       string `json:"text"`
@@ -71,6 +72,7 @@ func TestNvimPluginCheckpoints(t *testing.T) {
 			{"after :AgentCheckpoints undo", snap.Unrestored, agents},
 			{"after the person's edit", snap.Mine, persons},
 			{"after the restore with a conflict", snap.Conflict, persons},
+			{"after the conversation's restore", snap.Conversation, persons},
 		} {
 			if c.got.Text != c.want || !c.got.Modified {
 				r.errorf("%s: buffer (modified %v)\n%s\nwant, unsaved:\n%s", c.name, c.got.Modified, c.got.Text, c.want)
@@ -114,7 +116,9 @@ func TestNvimPluginCheckpoints(t *testing.T) {
 			r.errorf("messages lack the conflict:\n%s", messages)
 		}
 		checkTranscript(r, rec.Log, []string{"= ↶ " + restored, "= ↶ undid the last restore (checkpoint 2): a.txt",
-			"^↶ restored to checkpoint 1: no file changed; kept your a.txt ("})
+			"^↶ restored to checkpoint 1: no file changed; kept your a.txt (",
+			// The conversation back to before the edit's prompt: the model sees none of it.
+			"= ↶ restored to checkpoint 1: no file changed; the conversation is back to 0 message(s)"})
 		if len(snap.DiffWindows) != 2 {
 			r.errorf("the diff's tab page has %d windows, want 2: %+v", len(snap.DiffWindows), snap.DiffWindows)
 		} else {

@@ -9,7 +9,8 @@
 -- 1 and restores to the edit's checkpoint again (the stub picks #3): a
 -- conflict, their line kept, opened as a diff in a tab page. Last, in the
 -- chat, :AgentCheckpoints on the edit's tool call asks what to restore
--- to before it (dismissed). It records
+-- to before it (dismissed), and :AgentCheckpoints 1 conversation takes
+-- the conversation back to before the edit's prompt. It records
 -- the buffer, its 'modified', the disk and its mtime at each step, the
 -- selects, the messages, the transcript, the chat and the diff's windows.
 --
@@ -103,6 +104,11 @@ h.run_co(function(rec)
   typed(':AgentCheckpoints<CR>', 'restore to here', function()
     return #_G.agentls_test.selects > selects
   end)
+  -- By id, the conversation only: the files stay as they are.
+  typed(':AgentCheckpoints 1 conversation<CR>', 'the conversation restored', function()
+    return lines('the conversation is back to') >= 1
+  end)
+  snapshot('conversation')
   rec.selects = _G.agentls_test.selects
   rec.log = transcript.lines()
   for _, b in ipairs(vim.api.nvim_list_bufs()) do
