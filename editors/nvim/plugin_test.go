@@ -759,7 +759,7 @@ func TestNvimPluginHelp(t *testing.T) {
 			":AgentLog", "agentls.status()", "agentls-asks", "agentls-saving", "agentls-install", "agentls-binary",
 			":AgentInstall", "agentls.install()", ":AgentChat", ":AgentQuickfix", "agentls-chat", "agentls-review",
 			"agentls-questions", "agentls-code-actions", "agentls.statusline()", "agentls.usage()", "agentls.review_answer()", "agentls.chat()",
-			"agentls.quickfix()", "User_AgentlsReview", "User_AgentlsAsk", ":AgentSessions", ":AgentResume", ":AgentModel", "agentls-enable"}
+			"agentls.quickfix()", "User_AgentlsReview", "User_AgentlsAsk", ":AgentSessions", ":AgentResume", ":AgentModel", "agentls-enable", ":AgentCheckpoints"}
 		r.env["AGENTLS_PLUGIN_DOC"] = doc
 		r.env["AGENTLS_PLUGIN_TAGS"] = strings.Join(tags, ",")
 		r.env["AGENTLS_E2E_MODEL"] = "replay:none.json"

@@ -2,7 +2,8 @@
 -- puts editors/nvim on 'runtimepath' and calls setup(), as a person's
 -- config would. The only stub is the prompt UI: vim.ui.select answers with
 -- the titles in $AGENTLS_PLUGIN_ANSWERS (comma-separated, in order; an
--- empty or missing title dismisses) and records how it was called. With
+-- empty or missing title dismisses; #N picks the N-th item, for titles a
+-- test cannot know, such as a time) and records how it was called. With
 -- $AGENTLS_PLUGIN_ASYNC_SELECT=1 it answers 50 ms later from a timer, like
 -- an asynchronous picker (telescope, dressing) would. vim.ui.input answers
 -- with the texts in $AGENTLS_PLUGIN_INPUTS (comma-separated, in order;
@@ -74,11 +75,14 @@ local function select(items, opts, on_choice)
     end)
     return
   end
-  local pick
+  local pick = tonumber(answer:match('^#(%d+)$') or '')
   for i, title in ipairs(titles) do
     if title == answer then
       pick = i
     end
+  end
+  if pick and not items[pick] then
+    pick = nil
   end
   local function reply()
     if pick then

@@ -1,7 +1,8 @@
 // The agentls VS Code extension: runs `agentls serve --stdio` as a
 // language server (client.ts) and puts the agent in a chat view
 // (chat/), with its questions inline (asks.ts), reviews in the diff
-// editor (review/), its step and a Revert in the status bar (status.ts).
+// editor (review/), its step and a Revert in the status bar (status.ts),
+// and restores of its checkpoints (restore.ts).
 // This file wires them together and holds the commands. See
 // docs/editors/vscode.md.
 
@@ -16,6 +17,7 @@ import { EditorContext, PromptContext } from './context';
 import { AgentEvent, SessionState, Status, usageBadge, usageLine } from './events';
 import { mentionFiles } from './mentions';
 import { AskArgs, AskReply, ModelStatus, RevertReply, serverCommand, SessionInfo } from './protocol';
+import { Restore } from './restore';
 import { ignoredWorkspaceSettings, openSettings, readSettings, restrictedSettings } from './settings';
 import type { SandboxStatus } from './sandbox';
 import { StatusBar } from './status';
@@ -34,6 +36,8 @@ export const command = {
   restart: 'agentls.vscode.restartServer',
   openSettings: 'agentls.vscode.openSettings',
   pickModel: 'agentls.vscode.pickModel',
+  checkpoints: 'agentls.vscode.checkpoints',
+  undoRestore: 'agentls.vscode.undoRestore',
 } as const;
 
 /** How long after a turn's end a server message is taken for its end message (ms). */
@@ -46,6 +50,7 @@ class Agentls implements vscode.Disposable, ChatActions {
   private readonly asks: Asks;
   private readonly client: AgentClient;
   private readonly statusBar: StatusBar;
+  private readonly restore: Restore;
   /** What the running server's sandbox enforces (agentls.sandbox). */
   private sandbox: SandboxStatus | undefined;
   /** agentls.model answered no model: the status says so before a prompt fails. */
@@ -60,6 +65,8 @@ class Agentls implements vscode.Disposable, ChatActions {
   private pinned: PromptContext | undefined;
   /** When the last turn ended: the server's message about it follows. */
   private turnEndedAt = 0;
+  /** Restores in flight: the server's message about each is left out (the chat's notice says it). */
+  private restoring = 0;
   /** The next ask names the chat's session: the server restarted, or another session was picked. */
   private resume = true;
   private readonly disposables: vscode.Disposable[] = [];
@@ -86,8 +93,21 @@ class Agentls implements vscode.Disposable, ChatActions {
       codeActionAsk: (a) => this.codeActionAsk(a),
     });
     this.statusBar = new StatusBar({ showChat: command.showChat, answer: command.answer, restart: command.restart, revert: command.revertLastTurn, settings: command.openSettings });
+    this.restore = new Restore({
+      execute: async (name, args) => {
+        this.restoring++;
+        try {
+          return await this.client.execute(name, args);
+        } finally {
+          this.restoring--;
+        }
+      },
+      sessionId: () => this.chat.sessionId,
+      notice: (level, text) => this.chat.addNotice(level, text),
+      mark: (list) => this.chat.markCheckpoints(list),
+    });
     this.chat.connect(this);
-    this.disposables.push(this.client, this.chat, this.asks, this.statusBar, this.editorContext);
+    this.disposables.push(this.client, this.chat, this.asks, this.statusBar, this.editorContext, this.restore);
   }
 
   register(): void {
@@ -107,6 +127,8 @@ class Agentls implements vscode.Disposable, ChatActions {
     reg(command.restart, () => this.restart());
     reg(command.openSettings, (key: string) => openSettings(typeof key === 'string' ? key : 'agentls.model'));
     reg(command.pickModel, () => this.pickModel());
+    reg(command.checkpoints, () => this.whenIdle(() => this.restore.pick()));
+    reg(command.undoRestore, () => this.whenIdle(() => this.restore.undo()));
     this.disposables.push(
       vscode.window.registerWebviewViewProvider(ChatView.viewId, this.chat.view, { webviewOptions: { retainContextWhenHidden: true } }),
       // The activity bar's Get Started view: no items, only its welcome
@@ -131,6 +153,7 @@ class Agentls implements vscode.Disposable, ChatActions {
         if (s === 'running') {
           void this.readSandbox();
           void this.readModel();
+          void this.restore.refresh();
         }
         this.updateStatus();
       }),
@@ -317,6 +340,7 @@ class Agentls implements vscode.Disposable, ChatActions {
     }
     await this.chat.switchTo(pick.id, pick.title);
     this.resume = true;
+    void this.restore.refresh();
     void this.readModel(); // the header names the model the resumed session goes on with
     if (!this.chat.hasEntries) {
       this.chat.addNotice('info', `Resumed session “${pick.title || pick.id}”. Its earlier turns are not shown here; the agent remembers them, and your next prompt continues it.`);
@@ -403,6 +427,19 @@ class Agentls implements vscode.Disposable, ChatActions {
     this.asks.answer(id, 'open');
   }
 
+  restoreTo(checkpoint: number): void {
+    void this.whenIdle(() => this.restore.restoreTo(checkpoint));
+  }
+
+  /** Runs a restore unless a turn runs (the server refuses it then: say so before asking what). */
+  private async whenIdle(fn: () => Promise<void>): Promise<void> {
+    if (this.state.busy) {
+      this.chat.addNotice('warning', 'A turn is running: cancel it (or wait for its end) before restoring a checkpoint.');
+      return;
+    }
+    await fn();
+  }
+
   mentions(query: string): Promise<string[]> {
     return mentionFiles(query);
   }
@@ -423,6 +460,10 @@ class Agentls implements vscode.Disposable, ChatActions {
     }
     this.chat.onEvent(e);
     this.updateStatus();
+    if (e.type === 'turn_end' && !e.parent_id) {
+      // The turn's steps get their "Restore to here".
+      void this.restore.refresh();
+    }
     if (e.type === 'turn_end' && !e.parent_id && this.restartAfterTurn && !this.state.busy) {
       void this.restart();
     }
@@ -431,9 +472,12 @@ class Agentls implements vscode.Disposable, ChatActions {
   /**
    * window/showMessage: in the chat when it is on screen (the message the
    * server sends as a turn ends repeats what the chat shows, so it is
-   * left out), else a notification.
+   * left out, as is a restore's), else a notification.
    */
   private showMessage(type: number, text: string): void {
+    if (this.restoring > 0 && /^agentls: restored to checkpoint/.test(text)) {
+      return;
+    }
     if (!this.chat.view.visible) {
       const show = type === 1 ? vscode.window.showErrorMessage : type === 2 ? vscode.window.showWarningMessage : vscode.window.showInformationMessage;
       void show(text);

@@ -11,6 +11,8 @@ export const serverCommand = {
   sessions: 'agentls.sessions',
   model: 'agentls.model',
   setModel: 'agentls.setModel',
+  checkpoints: 'agentls.checkpoints',
+  restoreCheckpoint: 'agentls.restoreCheckpoint',
 } as const;
 
 /** Notifications and requests beyond the LSP. */
@@ -124,4 +126,78 @@ export interface RevertReply {
   turnId?: string;
   restored?: string[];
   skipped?: Array<{ path?: string; Path?: string; reason?: string; Reason?: string }>;
+}
+
+/** One checkpoint (agentls.checkpoints): taken before a step that may change files, or a restore's. */
+export interface Checkpoint {
+  id: number;
+  sessionId?: string;
+  turnId?: string;
+  /** The tool call it was taken before: its "Restore to here" in the chat. */
+  callId?: string;
+  tool?: string;
+  /** The step as a person reads it ("bash sed -i …"). */
+  title?: string;
+  /** "step", or "restore" for a restore's own checkpoint. */
+  kind?: string;
+  /** How many records the conversation had before it; -1: unknown (files only). */
+  convSeq?: number;
+  time?: string;
+  /** What it could not keep. */
+  notes?: string[] | null;
+  /** How many paths the step changed. */
+  changed?: number;
+}
+
+/** agentls.checkpoints's reply, oldest first. */
+export interface CheckpointList {
+  sessionId: string;
+  checkpoints: Checkpoint[] | null;
+}
+
+/** What agentls.restoreCheckpoint puts back. */
+export type RestoreWhat = 'files' | 'conversation' | 'both';
+
+/** agentls.restoreCheckpoint's argument: a checkpoint to restore to, or undo the last restore. */
+export interface RestoreArgs {
+  sessionId?: string;
+  checkpoint?: number;
+  what?: RestoreWhat;
+  undo?: boolean;
+}
+
+/** One version of a path in a conflict. */
+export interface CheckpointVersion {
+  exists: boolean;
+  kind?: string;
+  mode?: string;
+  target?: string;
+  /** The content of a small text file. */
+  text?: string;
+  /** A file holding this version, outside the workspace. */
+  copy?: string;
+  notKept?: string;
+}
+
+/** A path a restore did not overwrite: someone changed it after the agent's step. */
+export interface CheckpointConflict {
+  path: string;
+  reason: string;
+  /** The version now (kept). */
+  yours: CheckpointVersion;
+  /** The checkpoint's version (not written). */
+  checkpoint: CheckpointVersion;
+}
+
+/** agentls.restoreCheckpoint's reply. */
+export interface RestoreReply {
+  /** The checkpoint restored to. */
+  to: number;
+  /** The restore's own checkpoint: restoring to it undoes this restore. */
+  undo?: number;
+  restored: string[] | null;
+  conflicts: CheckpointConflict[] | null;
+  skipped: Array<{ path: string; reason: string }> | null;
+  /** Set when the conversation was restored: the records it stands on, the messages the model sees. */
+  conversation?: { records: number; messages: number };
 }

@@ -640,6 +640,92 @@ test('Review in the diff editor: one hunk of two accepted, the model told the ot
   );
 });
 
+test('Restore to here puts an unsaved buffer back through the editor: Ctrl+Z takes the restore back, the disk is never written; the timeline undoes a restore; a newer edit is kept and opened as a diff', { timeout: 180_000 }, async () => {
+  await withEditor(
+    'checkpoint',
+    async (ed) => {
+      const file = path.join(ed.workspace, 'notes.txt');
+      const mtime = fs.statSync(file).mtimeMs;
+      const disk = () => fs.readFileSync(file, 'utf8');
+      // The editor's text (Monaco draws spaces as no-break spaces).
+      const lines = ed.page.locator('.part.editor .editor-instance .view-lines').first();
+      const text = async () => (await lines.innerText()).replace(/\u00a0/g, ' ');
+      const shows = (what, want) => waitFor(what, async () => want(await text()));
+
+      await ed.waitStatus('agentls: idle');
+      await ed.openFile('notes.txt', 'alpha: first line');
+      // The person's own change, not saved.
+      await ed.page.locator('.part.editor .view-line', { hasText: 'line 2' }).first().click();
+      await ed.page.keyboard.press('End');
+      await ed.page.keyboard.type(' (mine)');
+      await ed.page.locator('.tabs-container .tab.dirty', { hasText: 'notes.txt' }).waitFor();
+
+      await ed.askInChat('Capitalise the first line of notes.txt');
+      await ed.entries('turn-end', 'done').waitFor();
+      await shows("the agent's edit in the buffer, beside the person's", (t) => t.includes('ALPHA: the first line') && t.includes('line 2 (mine)'));
+      assert.equal(disk(), notes, 'the agent wrote the disk of a buffer with unsaved changes');
+
+      // The step's Restore to here: files, through the editor.
+      const step = ed.entries('tool', 'edit notes.txt');
+      const restore = step.getByRole('button', { name: 'Restore to here' });
+      await restore.waitFor();
+      assert.equal(await ed.entries('tool', 'view notes.txt').getByRole('button', { name: 'Restore to here' }).count(), 0, 'a view has no checkpoint');
+      await ed.screenshot('1-restore-to-here');
+      await restore.click();
+      const rows = ed.page.locator('.quick-input-list .monaco-list-row');
+      await rows.filter({ hasText: 'Files and conversation' }).waitFor();
+      await ed.screenshot('2-restore-what');
+      await rows.filter({ hasText: 'Put the files back to before this step' }).click();
+      await ed.entries('notice', 'Restored to checkpoint').filter({ hasText: 'put back notes.txt' }).waitFor();
+      await shows('the buffer before the edit, the unsaved change kept', (t) => t.includes('alpha: first line') && !t.includes('ALPHA') && t.includes('line 2 (mine)'));
+      assert.equal(await step.getAttribute('open'), null, 'Restore to here opened the step');
+      await ed.page.locator('.tabs-container .tab.dirty', { hasText: 'notes.txt' }).waitFor();
+      await ed.screenshot('3-restored');
+
+      // Ctrl+Z in the editor takes the restore back.
+      await ed.page.locator('.part.editor .view-line', { hasText: 'line 5' }).first().click();
+      await ed.page.keyboard.press('Control+Z');
+      await shows('Ctrl+Z to bring back the text before the restore', (t) => t.includes('ALPHA: the first line') && t.includes('line 2 (mine)'));
+      await ed.page.keyboard.press('Control+Y');
+      await shows('Ctrl+Y to redo the restore', (t) => t.includes('alpha: first line') && t.includes('line 2 (mine)'));
+
+      // The timeline: undo the last restore.
+      await ed.runCommand('agentls: Checkpoints…');
+      await rows.filter({ hasText: 'restore to checkpoint' }).waitFor();
+      await rows.filter({ hasText: 'edit notes.txt' }).waitFor();
+      await ed.screenshot('4-timeline');
+      await rows.filter({ hasText: 'Undo the last restore' }).click();
+      await ed.entries('notice', 'Undid the last restore').waitFor();
+      await shows('the undo of the restore', (t) => t.includes('ALPHA: the first line') && t.includes('line 2 (mine)'));
+
+      // The person changes the agent's line: a restore keeps it, says so, and opens the two versions as a diff.
+      await ed.page.locator('.part.editor .view-line', { hasText: 'ALPHA: the first line' }).first().click();
+      await ed.page.keyboard.press('End');
+      await ed.page.keyboard.type(' (edited)');
+      await shows("the person's edit", (t) => t.includes('ALPHA: the first line (edited)'));
+      await restore.click();
+      await rows.filter({ hasText: 'Put the files back to before this step' }).click();
+      const conflict = ed.entries('notice', 'kept your version of notes.txt');
+      await conflict.waitFor();
+      assert.match(await conflict.getAttribute('class'), /warning/);
+      await ed.page.locator('.tabs-container .tab', { hasText: 'notes.txt: checkpoint 1 ↔ yours (kept)' }).waitFor();
+      const diff = ed.page.locator('.monaco-diff-editor').first();
+      await diff.locator('.editor.original .view-lines', { hasText: 'alpha: first line' }).waitFor();
+      await diff.locator('.editor.modified .view-lines', { hasText: 'ALPHA: the first line (edited)' }).waitFor();
+      await ed.screenshot('5-conflict-diff');
+      // The chat says each restore once, in its own words (not the server's message too).
+      assert.equal(await ed.entries('notice', 'agentls: restored to checkpoint').count(), 0, "the server's message repeated in the chat");
+      assert.equal(await ed.entries('notice', 'Restored to checkpoint 1').count(), 2);
+
+      assert.equal(disk(), notes, 'the disk was written behind the editor');
+      assert.equal(fs.statSync(file).mtimeMs, mtime, 'notes.txt was touched');
+    },
+    // code-server saves after a delay by default: off, so the buffer keeps its unsaved change.
+    { 'agentls.permissions.mode': 'auto', 'files.autoSave': 'off' },
+    { script: 'checkpoint.json' },
+  );
+});
+
 test('agentls.model set in the user settings of a running code-server window applies without a reload; the prompt is kept', { timeout: 180_000 }, async () => {
   await withEditor(
     'settings',

@@ -47,6 +47,7 @@ const actions: RenderActions = {
   answer: (id, answer, extra) => post({ type: 'answer', id, answer, ...extra }),
   openSettings: (setting) => post({ type: 'openSettings', setting }),
   openReview: (id) => post({ type: 'openReview', id }),
+  restore: (checkpoint) => post({ type: 'restore', checkpoint }),
   retry: (text) => send(text),
   copyCode: (text) => post({ type: 'copyCode', text }),
   insertCode: (text) => post({ type: 'insertCode', text }),

@@ -17,6 +17,8 @@ export interface RenderActions {
   answer(id: string, answer: string, extra?: { text?: string; chosen?: string[] }): void;
   openSettings(setting: string): void;
   openReview(id: string): void;
+  /** A step's "Restore to here". */
+  restore(checkpoint: number): void;
   retry(prompt: string): void;
   copyCode(text: string): void;
   insertCode(text: string): void;
@@ -104,7 +106,7 @@ function draw(e: Entry, act: RenderActions): HTMLElement {
       return d;
     }
     case 'tool':
-      return tool(e);
+      return tool(e, act);
     case 'ask':
       return ask(e, act);
     case 'notice':
@@ -148,7 +150,7 @@ function codeBlocks(body: HTMLElement, act: RenderActions): void {
 
 const statusMark: Record<ToolEntry['status'], string> = { running: '…', ok: '✓', failed: '✗', denied: '⊘', stopped: '■' };
 
-function tool(e: ToolEntry): HTMLElement {
+function tool(e: ToolEntry, act: RenderActions): HTMLElement {
   const d = el('details', `entry tool status-${e.status}${e.parentId ? ' subagent' : ''}`);
   const sum = el('summary');
   sum.appendChild(el('span', 'mark', statusMark[e.status]));
@@ -164,6 +166,17 @@ function tool(e: ToolEntry): HTMLElement {
   }
   if (e.status === 'stopped') {
     sum.appendChild(el('span', 'badge', 'stopped'));
+  }
+  if (e.checkpoint !== undefined) {
+    const checkpoint = e.checkpoint;
+    const b = button('Restore to here', 'restore-here', () => act.restore(checkpoint));
+    b.title = 'Put the files, the conversation or both back to before this step (a restore can be undone)';
+    // A button in the summary must not open or close the step.
+    b.addEventListener('click', (ev) => {
+      ev.preventDefault();
+      ev.stopPropagation();
+    });
+    sum.appendChild(b);
   }
   d.appendChild(sum);
   const body = el('div', 'body');

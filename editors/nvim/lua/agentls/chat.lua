@@ -316,6 +316,12 @@ function M.event(ev, client_id)
   end
 end
 
+--- notice adds a line of its own (in italics) to the chat of client
+--- id's session: a restore, say.
+function M.notice(client_id, text)
+  add(M.of(client_id), { kind = 'notice', text = text })
+end
+
 --- history shows a stored session's turns (agentls.history's entries) in
 --- its chat, which becomes the client's: the next prompt continues it.
 function M.history(client_id, session, entries)

@@ -22,6 +22,8 @@ export interface ChatActions {
   pickModel(): void;
   openSettings(setting: string): void;
   openReview(id: string): void;
+  /** "Restore to here": asks what to restore to before checkpoint id, and restores it. */
+  restoreTo(checkpoint: number): void;
   mentions(query: string): Promise<string[]>;
 }
 
@@ -84,6 +86,11 @@ export class Chat implements vscode.Disposable {
 
   addNotice(level: NoticeEntry['level'], text: string): void {
     this.changed([this.transcript.addNotice(level, text)]);
+  }
+
+  /** Marks the steps with the checkpoints taken before them (agentls.checkpoints' list). */
+  markCheckpoints(list: ReadonlyArray<{ id: number; turnId?: string; callId?: string }>): void {
+    this.changed(this.transcript.markCheckpoints(list));
   }
 
   addAsk(ask: Omit<AskEntry, 'kind' | 'state'>): void {
@@ -218,6 +225,9 @@ export class Chat implements vscode.Disposable {
         return;
       case 'openReview':
         a?.openReview(m.id);
+        return;
+      case 'restore':
+        a?.restoreTo(m.checkpoint);
         return;
       case 'copyCode':
         await vscode.env.clipboard.writeText(m.text);

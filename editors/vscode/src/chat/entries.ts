@@ -45,6 +45,8 @@ export interface ToolEntry {
   permission?: string;
   /** Set for a subagent's call: the agent tool call that started it. */
   parentId?: string;
+  /** The checkpoint taken before this call (agentls.checkpoints): the view offers "Restore to here". */
+  checkpoint?: number;
 }
 
 /** A question waiting for the person, shown inline with its choices. */

@@ -45,6 +45,8 @@ export type FromView =
   | { type: 'pickModel' }
   | { type: 'openSettings'; setting: string }
   | { type: 'openReview'; id: string }
+  /** A step's "Restore to here": the checkpoint taken before it. */
+  | { type: 'restore'; checkpoint: number }
   | { type: 'copyCode'; text: string }
   | { type: 'insertCode'; text: string }
   | { type: 'mentions'; query: string }

@@ -159,6 +159,38 @@ export class Transcript {
     }
   }
 
+  /**
+   * Gives each tool call the checkpoint taken before it (agentls.checkpoints'
+   * list names the call by turnId and callId), for its "Restore to here"; a
+   * call whose checkpoint is gone (pruned, another session's) loses it.
+   * Returns the entries that changed.
+   */
+  markCheckpoints(list: ReadonlyArray<{ id: number; turnId?: string; callId?: string }>): ToolEntry[] {
+    const key = (turnId: string | undefined, callId: string) => `${turnId ?? ''}\u0000${callId}`;
+    const byCall = new Map<string, number>();
+    for (const c of list) {
+      if (c.callId) {
+        byCall.set(key(c.turnId, c.callId), c.id);
+      }
+    }
+    const changed: ToolEntry[] = [];
+    for (const e of this.list) {
+      if (e.kind !== 'tool' || e.parentId) {
+        continue;
+      }
+      const id = e.callId ? byCall.get(key(e.turnId, e.callId)) : undefined;
+      if (e.checkpoint !== id) {
+        if (id === undefined) {
+          delete e.checkpoint;
+        } else {
+          e.checkpoint = id;
+        }
+        changed.push(e);
+      }
+    }
+    return changed;
+  }
+
   private onSubagentEvent(e: AgentEvent): Entry[] {
     if (e.type === 'tool_call') {
       return [this.push({ ...toolEntry(this.id(), e), parentId: e.parent_id })];

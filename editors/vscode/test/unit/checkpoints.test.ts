@@ -1,0 +1,91 @@
+// Unit tests of checkpoints in the chat: each step marked with the
+// checkpoint taken before it ("Restore to here"), the timeline's items,
+// the choices of what to restore, and what a restore says.
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+
+import { diffable, hasRestore, restoreText, timeline, whatChoices } from '../../src/checkpoints';
+import type { ToolEntry } from '../../src/chat/entries';
+import { Transcript } from '../../src/chat/transcript';
+import type { Checkpoint, RestoreReply } from '../../src/protocol';
+
+const t1 = { session_id: 's1', turn_id: 's1-t1' };
+const t2 = { session_id: 's1', turn_id: 's1-t2' };
+
+test('markCheckpoints: a step gets the checkpoint taken before it, by turn and call id; a subagent\'s call none', () => {
+  const t = new Transcript();
+  t.onEvent({ ...t1, type: 'tool_call', id: 'call_1', name: 'view', title: 'view a.txt' });
+  t.onEvent({ ...t1, type: 'tool_call', id: 'call_2', name: 'edit', title: 'edit a.txt' });
+  // The same call id in another turn (a scripted model repeats them).
+  t.onEvent({ ...t2, type: 'tool_call', id: 'call_2', name: 'bash', title: 'bash make' });
+  t.onEvent({ ...t2, type: 'tool_call', id: 'sub_1', name: 'write', title: 'write b.txt', parent_id: 'call_9' });
+  const list = [
+    { id: 7, turnId: 's1-t1', callId: 'call_2' },
+    { id: 9, turnId: 's1-t2', callId: 'call_2' },
+    { id: 10, turnId: 's1-t2', callId: 'sub_1' },
+    { id: 11, turnId: 's1-t3' }, // a restore's: no call
+  ];
+  const changed = t.markCheckpoints(list);
+  const tools = t.entries.filter((e): e is ToolEntry => e.kind === 'tool');
+  assert.deepEqual(tools.map((e) => [e.title, e.checkpoint]), [
+    ['view a.txt', undefined],
+    ['edit a.txt', 7],
+    ['bash make', 9],
+    ['write b.txt', undefined],
+  ]);
+  assert.deepEqual(changed.map((e) => e.title), ['edit a.txt', 'bash make']);
+  assert.equal(t.markCheckpoints(list).length, 0, 'marking again changes nothing');
+  // Pruned: the oldest checkpoint is gone, its step loses its button.
+  const pruned = t.markCheckpoints(list.slice(1));
+  assert.deepEqual(pruned.map((e) => [e.title, e.checkpoint]), [['edit a.txt', undefined]]);
+  assert.equal('checkpoint' in pruned[0], false, 'the field is removed, so the stored entry has none');
+});
+
+test('whatChoices: files always; the conversation only when the checkpoint knows where it stood', () => {
+  assert.deepEqual(whatChoices({ convSeq: 4 }).map((w) => w.what), ['files', 'conversation', 'both']);
+  assert.deepEqual(whatChoices({ convSeq: 0 }).map((w) => w.what), ['files', 'conversation', 'both']);
+  assert.deepEqual(whatChoices({ convSeq: -1 }).map((w) => w.what), ['files']);
+  assert.deepEqual(whatChoices({}).map((w) => w.what), ['files']);
+});
+
+test('timeline: newest first, numbered from the oldest, with time, files changed and notes', () => {
+  const list: Checkpoint[] = [
+    { id: 3, kind: 'step', tool: 'edit', title: 'edit a.txt', time: '2026-12-07T03:00:01Z', changed: 1 },
+    { id: 4, kind: 'step', tool: 'bash', title: 'bash make', time: '2026-12-07T03:00:02Z', changed: 3, notes: ['big.bin: over 4 MiB'] },
+    { id: 5, kind: 'restore', tool: 'restore', title: 'restore to checkpoint 3', time: '2026-12-07T03:00:03Z', changed: 0 },
+  ];
+  const items = timeline(list, (iso) => iso.slice(11, 19));
+  assert.deepEqual(items.map((i) => [i.label, i.description, i.detail, i.checkpoint.id]), [
+    ['$(discard) 3. restore to checkpoint 3', '03:00:03 · 0 files changed', undefined, 5],
+    ['$(debug-step-over) 2. bash make', '03:00:02 · 3 files changed', 'not kept: big.bin: over 4 MiB', 4],
+    ['$(debug-step-over) 1. edit a.txt', '03:00:01 · 1 file changed', undefined, 3],
+  ]);
+  assert.equal(hasRestore(list), true);
+  assert.equal(hasRestore(list.slice(0, 2)), false);
+});
+
+test('restoreText: what went back, the conflicts kept, what was left alone, the conversation', () => {
+  const rel = (p: string) => p.replace('/ws/', '');
+  const ok: RestoreReply = { to: 3, undo: 5, restored: ['/ws/a.txt', '/ws/b/c.go'], conflicts: null, skipped: null };
+  assert.deepEqual(restoreText(ok, rel, false), { level: 'info', text: 'Restored to checkpoint 3: put back a.txt, b/c.go.' });
+  const mixed: RestoreReply = {
+    to: 3,
+    restored: [],
+    conflicts: [{ path: '/ws/a.txt', reason: "changed after the agent's step", yours: { exists: true, kind: 'file' }, checkpoint: { exists: true, kind: 'file' } }],
+    skipped: [{ path: '/ws/big.bin', reason: 'its content was not kept' }],
+    conversation: { records: 4, messages: 1 },
+  };
+  assert.deepEqual(restoreText(mixed, rel, false), {
+    level: 'warning',
+    text:
+      "Restored to checkpoint 3: no file changed; kept your version of a.txt (changed after the agent's step); " +
+      'left alone big.bin (its content was not kept); the conversation is back to 1 message.',
+  });
+  assert.equal(restoreText({ to: 5, restored: ['/ws/a.txt'], conflicts: [], skipped: [] }, rel, true).text, 'Undid the last restore (checkpoint 5): put back a.txt.');
+});
+
+test('diffable: a conflict opens as a diff when a file is on one side at least', () => {
+  assert.equal(diffable({ yours: { kind: 'file' }, checkpoint: { kind: '' } }), true);
+  assert.equal(diffable({ yours: {}, checkpoint: { kind: 'file' } }), true);
+  assert.equal(diffable({ yours: { kind: 'link' }, checkpoint: { kind: 'dir' } }), false);
+});
