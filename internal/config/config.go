@@ -58,6 +58,10 @@ type Config struct {
 	// Sandbox configures the kernel sandbox of every program agentls
 	// starts (config/sandbox.go). Only the user file's counts.
 	Sandbox Sandbox `json:"sandbox,omitzero"`
+	// Completion configures inline completion (config/completion.go).
+	// An untrusted workspace file may not set it: its model is where the
+	// person's code is sent.
+	Completion Completion `json:"completion,omitzero"`
 }
 
 // Provider overrides where a provider is reached and how.
@@ -284,6 +288,7 @@ func Merge(base, over Config) Config {
 	if len(over.MCP) > 0 {
 		base.MCP = mergeMCP(base.MCP, over.MCP)
 	}
+	base.Completion = mergeCompletion(base.Completion, over.Completion)
 	if len(over.Providers) > 0 {
 		// A fresh map: writing into base.Providers would change the
 		// caller's base config, whose map this copy shares.

@@ -48,6 +48,9 @@ func (c Config) Validate() error {
 	if err := c.Sandbox.validate(); err != nil {
 		errs = append(errs, err)
 	}
+	if err := c.Completion.validate(); err != nil {
+		errs = append(errs, err)
+	}
 	p := c.Permissions
 	if p.Mode != "" {
 		if _, err := permission.ParseMode(p.Mode); err != nil {
