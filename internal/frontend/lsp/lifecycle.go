@@ -98,7 +98,8 @@ func (s *Server) initialize(ctx context.Context, params json.RawMessage) (any, e
 		"executeCommandProvider": map[string]any{
 			"commands": commands(),
 		},
-		"codeActionProvider": map[string]any{"codeActionKinds": []string{"quickfix", "refactor"}},
+		"codeActionProvider":       map[string]any{"codeActionKinds": []string{"quickfix", "refactor"}},
+		"inlineCompletionProvider": s.inlineCapability(editor), // LSP 3.18 (inline.go)
 		"workspace": map[string]any{
 			"workspaceFolders": map[string]any{"supported": true, "changeNotifications": true},
 		},
