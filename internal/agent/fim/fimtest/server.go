@@ -59,6 +59,9 @@ type Server struct {
 	// URL is the OpenAI-compatible base URL (ends in /v1); Root is the
 	// server's root, where llama.cpp answers /infill.
 	URL, Root string
+	// OnReceive, when set, runs as a request arrives, before it is
+	// answered. Set it before the first request.
+	OnReceive func(Request)
 	// OnFirstPart, when set, runs as the first part is sent: the model's
 	// first token. Set it before the first request.
 	OnFirstPart func(Request)
@@ -121,6 +124,9 @@ func (s *Server) handle(w http.ResponseWriter, r *http.Request) {
 	s.mu.Lock()
 	s.requests = append(s.requests, req)
 	s.mu.Unlock()
+	if s.OnReceive != nil {
+		s.OnReceive(req)
+	}
 	rep := s.answer(req)
 	if rep.Status != 0 {
 		w.Header().Set("Content-Type", "application/json")
