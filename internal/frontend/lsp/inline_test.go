@@ -325,7 +325,9 @@ func TestInlineCompletionModelError(t *testing.T) {
 		}
 	}
 	if err := ed.WaitFor(ctx, "the error shown", func(e *fake.Editor) bool {
-		return slices.ContainsFunc(e.Shows(), func(m fake.Message) bool { return strings.Contains(m.Message, "inline completion from fim:coder failed") })
+		return slices.ContainsFunc(e.Shows(), func(m fake.Message) bool {
+			return strings.Contains(m.Message, "inline completion from fim:coder failed")
+		})
 	}); err != nil {
 		t.Fatal(err)
 	}
