@@ -54,6 +54,16 @@ type inlineState struct {
 	c     *completer
 	stale bool // the editor's settings changed since c was made
 	gen   int  // the user config file generation c was made with
+	// declared: initialize declared inlineCompletionProvider, so with a
+	// wrapped server the requests are agentls's (wrapRoute).
+	declared bool
+}
+
+// isDeclared reports whether initialize declared the capability.
+func (st *inlineState) isDeclared() bool {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	return st.declared
 }
 
 // markStale makes the next request read the settings again.
@@ -100,7 +110,11 @@ func newCompleter(f fim.Filler, c config.Completion) *completer {
 // a client that sees the capability asks on every pause in typing.
 func (s *Server) inlineCapability(editor config.Config) bool {
 	set, err := s.env.Settings(editor)
-	return err == nil && set.Config.Completion.Model != ""
+	ok := err == nil && set.Config.Completion.Model != ""
+	s.inline.mu.Lock()
+	s.inline.declared = ok
+	s.inline.mu.Unlock()
+	return ok
 }
 
 // inlineCompleter is the completer for the current settings, made on

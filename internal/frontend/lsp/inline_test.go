@@ -342,3 +342,27 @@ func TestInlineCompletionModelError(t *testing.T) {
 		t.Errorf("the error was shown %d times, want once", n)
 	}
 }
+
+// TestWrapInlineCompletion: with `agentls serve --wrap gopls`, the one
+// server declares inline completion beside gopls's capabilities and
+// answers it itself: gopls has none.
+func TestWrapInlineCompletion(t *testing.T) {
+	requireGopls(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	srv := fimtest.New(func(fimtest.Request) fimtest.Reply { return fimtest.Reply{Parts: []string{"return a + b"}} })
+	defer srv.Close()
+	files := map[string]string{"go.mod": wrapFiles["go.mod"], "calc.go": addGo}
+	e, _ := startWrapped(t, writeWorkspace(t, files), nil)
+	res := e.initialize(ctx, map[string]any{"agentls": completionSettings(srv, nil)}) // wrapping, agentls's settings are under "agentls"
+	caps := res["capabilities"].(map[string]any)
+	if caps["inlineCompletionProvider"] != true || caps["hoverProvider"] == nil {
+		t.Fatalf("capabilities: inlineCompletionProvider %v, hoverProvider %v; want agentls's and gopls's", caps["inlineCompletionProvider"], caps["hoverProvider"])
+	}
+	e.open(ctx, "calc.go")
+	got := e.call(ctx, "textDocument/inlineCompletion", map[string]any{
+		"textDocument": map[string]any{"uri": e.uri("calc.go")}, "position": pos(4, 1), "context": map[string]any{"triggerKind": 1}})
+	if !strings.Contains(got, `"insertText":"return a + b"`) {
+		t.Errorf("inlineCompletion = %s, want agentls's item", got)
+	}
+}
