@@ -123,6 +123,11 @@ func (f *httpFiller) Fill(ctx context.Context, r Request) (string, error) {
 		}
 		body = req
 	}
+	return f.post(ctx, url, body, f.target(f.c.API))
+}
+
+// post sends one streamed request and reads its answer.
+func (f *httpFiller) post(ctx context.Context, url string, body any, target remote.Target) (string, error) {
 	b, err := json.Marshal(body)
 	if err != nil {
 		return "", err
@@ -141,27 +146,30 @@ func (f *httpFiller) Fill(ctx context.Context, r Request) (string, error) {
 		if ctx.Err() != nil {
 			return "", ctx.Err()
 		}
-		return "", f.target().Describe(remote.TransportFailure(err), 1, false, 0)
+		return "", target.Describe(remote.TransportFailure(err), 1, false, 0)
 	}
 	defer resp.Body.Close()
 	if resp.StatusCode >= 400 {
 		msg, code := remote.ErrorDetail(resp)
-		return "", f.target().Describe(remote.StatusFailure(resp.StatusCode, resp.Header, msg, code, fmt.Errorf("status %d", resp.StatusCode)), 1, false, 0)
+		return "", target.Describe(remote.StatusFailure(resp.StatusCode, resp.Header, msg, code, fmt.Errorf("status %d", resp.StatusCode)), 1, false, 0)
 	}
 	text, err := readAnswer(resp)
 	if err != nil {
 		if ctx.Err() != nil {
 			return "", ctx.Err()
 		}
-		return "", f.target().Describe(&remote.Failure{Kind: remote.KindStream, Err: err}, 1, false, 0)
+		return "", target.Describe(&remote.Failure{Kind: remote.KindStream, Err: err}, 1, false, 0)
 	}
 	return text, nil
 }
 
-func (f *httpFiller) target() remote.Target {
-	api := "/v1/completions"
-	if f.c.API == APIInfill {
+// target names the endpoint of an api (APICompletions, APIInfill) in
+// error messages.
+func (f *httpFiller) target(api string) remote.Target {
+	if api == APIInfill {
 		api = "/infill"
+	} else {
+		api = "/v1/completions"
 	}
 	return remote.Target{Label: f.c.Name, BaseURL: f.c.BaseURL, Model: f.c.Model, KeyEnv: f.c.KeyEnv, API: api}
 }
