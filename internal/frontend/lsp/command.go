@@ -99,6 +99,12 @@ func (s *Server) executeCommand(ctx context.Context, params json.RawMessage) (an
 		return s.sandboxStatus()
 	case CommandModel:
 		return s.modelStatus()
+	case CommandInlineAccepted:
+		var a InlineAcceptedArgs
+		if err := oneArg(p.Arguments, &a); err != nil {
+			return nil, err
+		}
+		return s.inlineAccepted(a)
 	}
 	return nil, jsonrpc2.Errorf(jsonrpc2.InvalidParams, "unknown command %q: agentls runs %s", p.Command, strings.Join(commands(), ", "))
 }

@@ -183,17 +183,22 @@ func (s *Server) inlineCompletion(ctx context.Context, params json.RawMessage) (
 	prefix, suffix := around(text, off)
 	ctx, superseded, release := c.begin(ctx, path)
 	defer release()
-	item := func(insert string) any {
-		if insert == "" {
-			return none
+	uri := string(p.TextDocument.URI)
+	answer := func(insert string, next *nextEdit) any {
+		list := inlineCompletionList{Items: []inlineCompletionItem{}}
+		if insert != "" {
+			at := p.Position
+			list.Items = append(list.Items, inlineCompletionItem{InsertText: insert, Range: &protocol.Range{Start: at, End: at}, Command: acceptedCommand(uri)})
 		}
-		at := p.Position
-		return inlineCompletionList{Items: []inlineCompletionItem{{InsertText: insert, Range: &protocol.Range{Start: at, End: at}}}}
+		if next != nil {
+			list.Items = append(list.Items, inlineCompletionItem{InsertText: next.NewText, Range: &next.Range, Command: acceptedCommand(uri)})
+		}
+		return list
 	}
-	if hit, ok := c.lookup(path, prefix, suffix); ok {
-		return item(hit), nil
-	}
-	if p.Context.TriggerKind != inlineInvoked && c.debounce > 0 {
+	hit, isHit := c.lookup(path, prefix, suffix)
+	next, nextKnown, fetch, edits := s.next.cached(path, text)
+	needNext := !nextKnown && (fetch != nil || len(edits) > 0)
+	if (!isHit || needNext) && p.Context.TriggerKind != inlineInvoked && c.debounce > 0 {
 		t := time.NewTimer(c.debounce)
 		select {
 		case <-t.C:
@@ -202,7 +207,27 @@ func (s *Server) inlineCompletion(ctx context.Context, params json.RawMessage) (
 			return nil, nil // superseded: null; cancelled: handle answers RequestCancelled
 		}
 	}
+	// The next edit (nextedit.go) is asked beside the text at the cursor.
+	nextDone := make(chan struct{})
+	go func() {
+		defer close(nextDone)
+		if !needNext {
+			return
+		}
+		var err error
+		if next, err = s.nextEditFor(ctx, c, path, text); err != nil && ctx.Err() == nil {
+			s.log.Warn("next edit failed", "model", c.filler.Name(), "error", err)
+		}
+	}()
+	if isHit {
+		<-nextDone
+		if ctx.Err() != nil {
+			return nil, nil
+		}
+		return answer(hit, next), nil
+	}
 	ans, err := c.filler.Fill(ctx, fim.Request{Path: s.ws.Rel(path), Prefix: prefix, Suffix: suffix, MaxTokens: c.maxTokens})
+	<-nextDone
 	if ctx.Err() != nil {
 		if !superseded() {
 			s.log.Debug("inline completion cancelled", "path", path)
@@ -218,7 +243,7 @@ func (s *Server) inlineCompletion(ctx context.Context, params json.RawMessage) (
 	c.mu.Unlock()
 	ans = tidy(ans, suffix)
 	c.store(cached{path: path, prefix: prefix, suffix: suffix, text: ans})
-	return item(ans), nil
+	return answer(ans, next), nil
 }
 
 // inlineFailed shows the model's error once (until it answers again or
@@ -298,7 +323,13 @@ func (c *completer) store(e cached) {
 // a line start, the suffix ends at a line end, when the bound cuts a
 // line.
 func around(text string, off int) (prefix, suffix string) {
-	start := max(0, off-maxPrefixBytes)
+	return window(text, off, maxPrefixBytes, maxSuffixBytes)
+}
+
+// window cuts at most before bytes before off and after bytes after it,
+// at line boundaries where the bounds cut a line.
+func window(text string, off, before, after int) (prefix, suffix string) {
+	start := max(0, off-before)
 	if start > 0 {
 		if i := strings.IndexByte(text[start:off], '\n'); i >= 0 {
 			start += i + 1
@@ -307,7 +338,7 @@ func around(text string, off int) (prefix, suffix string) {
 			start++
 		}
 	}
-	end := min(len(text), off+maxSuffixBytes)
+	end := min(len(text), off+after)
 	if end < len(text) {
 		if i := strings.LastIndexByte(text[off:end], '\n'); i >= 0 {
 			end = off + i + 1

@@ -27,7 +27,7 @@ const (
 
 // commands are the commands the server runs, as initialize announces them.
 func commands() []string {
-	return []string{CommandAsk, CommandCancel, CommandRevertTurn, CommandApprove, CommandSessions, CommandCompact, CommandSandbox, CommandModel, CommandAnswer, CommandHistory}
+	return []string{CommandAsk, CommandCancel, CommandRevertTurn, CommandApprove, CommandSessions, CommandCompact, CommandSandbox, CommandModel, CommandAnswer, CommandHistory, CommandInlineAccepted}
 }
 
 func (s *Server) initialize(ctx context.Context, params json.RawMessage) (any, error) {

@@ -97,7 +97,8 @@ type Server struct {
 	// wrapProblem says why the wrapped server did not start, shown once
 	// the editor is initialized.
 	wrapProblem string
-	inline      inlineState // inline completion (inline.go)
+	inline      inlineState   // inline completion (inline.go)
+	next        nextEditState // next-edit suggestions (nextedit.go)
 }
 
 // docOverlay adapts the overlay store to the tools' Overlay interface.
