@@ -4,7 +4,8 @@
 -- on 0.12, which renders inline completion natively, it enables
 -- vim.lsp.inline_completion, enters Insert mode on that line, waits for
 -- the ghost text (an extmark of nvim.lsp.inline_completion) and accepts it
--- with vim.lsp.inline_completion.get().
+-- with vim.lsp.inline_completion.get(); then renames Add's parameter and
+-- accepts agentls's next edit, the parameter's other use, the same way.
 --
 -- Environment: AGENTLS_E2E_BIN, AGENTLS_E2E_ROOT, AGENTLS_E2E_FILE,
 -- AGENTLS_E2E_FIM_URL (the server's OpenAI-compatible base URL),
@@ -61,6 +62,29 @@ h.run_co(function(rec)
       return vim.api.nvim_buf_get_lines(buf, 4, 5, false)[1] ~= rec.line_before_accept
     end, 'the ghost text accepted')
     rec.line_after_accept = vim.api.nvim_buf_get_lines(buf, 4, 5, false)[1]
+
+    -- The next edit: rename Add's a to x (line 4, 0-based 3); asked
+    -- after the rename, agentls's item is the other use of a, on line 5,
+    -- shown over it and accepted in its place.
+    vim.api.nvim_buf_set_text(buf, 3, 9, 3, 10, { 'x' })
+    vim.api.nvim_win_set_cursor(0, { 4, 10 })
+    vim.lsp.inline_completion.get()
+    h.wait(rec, 10000, function()
+      for _, m in ipairs(vim.api.nvim_buf_get_extmarks(buf, ns, 0, -1, { details = true })) do
+        local chunks = m[4].virt_text or {}
+        if chunks[1] and m[2] == 4 then
+          rec.next_ghost = chunks[1][1]
+          rec.next_row, rec.next_col = m[2], m[3]
+          return true
+        end
+      end
+      return false
+    end, 'the next edit shown')
+    rec.next_accepted = vim.lsp.inline_completion.get()
+    h.wait(rec, 5000, function()
+      return vim.api.nvim_buf_get_lines(buf, 4, 5, false)[1] ~= rec.line_after_accept
+    end, 'the next edit accepted')
+    rec.line_after_next = vim.api.nvim_buf_get_lines(buf, 4, 5, false)[1]
     vim.api.nvim_input('<Esc>')
   end
   h.stop(rec, client_id, 5000)
