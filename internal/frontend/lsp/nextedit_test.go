@@ -2,6 +2,7 @@ package lsp_test
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"path/filepath"
 	"strings"
@@ -340,5 +341,54 @@ func TestNextEditExcludedFile(t *testing.T) {
 	}
 	if n == 0 {
 		t.Fatal("main.go was not sent: the test would pass without looking")
+	}
+}
+
+// TestWrapNextEdit: with `agentls serve --wrap gopls`, the editor's
+// whole-text change reaches gopls (its diagnostic: undefined: a) and is
+// diffed into agentls's recent edits, and the code action answer, merged
+// with gopls's, holds the next edit.
+func TestWrapNextEdit(t *testing.T) {
+	requireGopls(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	srv := fimtest.New(renameModel)
+	defer srv.Close()
+	files := map[string]string{"go.mod": wrapFiles["go.mod"], "calc.go": addBody}
+	e, _ := startWrapped(t, writeWorkspace(t, files), nil)
+	e.initialize(ctx, map[string]any{"agentls": completionSettings(srv, nil)})
+	e.open(ctx, "calc.go")
+	e.change(ctx, "calc.go", 2, strings.Replace(addBody, "Add(a, b", "Add(x, b", 1))
+	// gopls reports the undefined a; its diagnostics come with the version.
+	diags := e.diagnosticsAt(ctx, "calc.go", 2, true)
+	var p struct {
+		Diagnostics []json.RawMessage `json:"diagnostics"`
+	}
+	if err := json.Unmarshal([]byte(diags), &p); err != nil {
+		t.Fatal(err)
+	}
+	raw := e.call(ctx, "textDocument/codeAction", map[string]any{
+		"textDocument": map[string]any{"uri": e.uri("calc.go")}, "range": map[string]any{"start": pos(4, 8), "end": pos(4, 8)},
+		"context": map[string]any{"diagnostics": p.Diagnostics}})
+	var actions []codeActionEdit
+	if err := json.Unmarshal([]byte(raw), &actions); err != nil {
+		t.Fatal(err)
+	}
+	var titles []string
+	next := -1
+	for i, a := range actions {
+		titles = append(titles, a.Title)
+		if a.Kind == "refactor.rewrite" && strings.HasPrefix(a.Title, "agentls: next edit: line 5") {
+			next = i
+		}
+	}
+	if next < 0 {
+		t.Fatalf("code actions %q: want agentls's next edit among them", titles)
+	}
+	if edits := actions[next].Edit.Changes[e.norm(e.uri("calc.go"))]; len(edits) != 1 || edits[0].NewText != "x" || edits[0].Range.Start.Line != 4 || edits[0].Range.Start.Character != 8 {
+		t.Errorf("the next edit's edit = %+v, want x at 4:8 (%s)", edits, raw)
+	}
+	if !strings.Contains(diags, "undefined: a") {
+		t.Errorf("gopls's diagnostics %s: want undefined: a (gopls got the change too)", diags)
 	}
 }
