@@ -61,6 +61,10 @@ type Config struct {
 	// Checkpoints bounds the checkpoints taken before the agent's steps
 	// (config/checkpoints.go). Only the user file's counts.
 	Checkpoints Checkpoints `json:"checkpoints,omitzero"`
+	// Completion configures inline completion (config/completion.go).
+	// An untrusted workspace file may not set it: its model is where the
+	// person's code is sent.
+	Completion Completion `json:"completion,omitzero"`
 }
 
 // Provider overrides where a provider is reached and how.
@@ -287,6 +291,7 @@ func Merge(base, over Config) Config {
 	if len(over.MCP) > 0 {
 		base.MCP = mergeMCP(base.MCP, over.MCP)
 	}
+	base.Completion = mergeCompletion(base.Completion, over.Completion)
 	if len(over.Providers) > 0 {
 		// A fresh map: writing into base.Providers would change the
 		// caller's base config, whose map this copy shares.

@@ -51,6 +51,9 @@ func (c Config) Validate() error {
 	if err := c.Checkpoints.validate(); err != nil {
 		errs = append(errs, err)
 	}
+	if err := c.Completion.validate(); err != nil {
+		errs = append(errs, err)
+	}
 	p := c.Permissions
 	if p.Mode != "" {
 		if _, err := permission.ParseMode(p.Mode); err != nil {

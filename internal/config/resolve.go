@@ -217,6 +217,9 @@ func tightenFrom(p *Permissions, ws Config, root, src string, warn func(src, key
 	if ws.Model != "" || len(ws.Providers) > 0 || ws.MaxSteps != 0 {
 		warn(src, "model, providers, max_steps", "ignored: the workspace is not trusted")
 	}
+	if !ws.Completion.IsZero() {
+		warn(src, "completion", "ignored: the workspace is not trusted, and its model is where your code would be sent")
+	}
 	if len(ws.SubagentTools) > 0 {
 		warn(src, "subagent_tools", "ignored: the workspace is not trusted")
 	}

@@ -23,9 +23,13 @@ import {
   StaticFeature,
   TransportKind,
 } from 'vscode-languageclient/node';
+// The language client's mapping of LSP 3.18's inline completion, a
+// proposed feature in vscode-languageclient 9 (src/inline.ts).
+import { InlineCompletionItemFeature } from 'vscode-languageclient/lib/common/inlineCompletion';
 
 import { Binary, chooseBinary } from './binary';
 import { AgentEvent } from './events';
+import { shownAtCursor } from './inline';
 import { AskDoneParams, AskParams, method, serverCommand, QuestionParams, QuestionResult, ReviewParams, ReviewResult } from './protocol';
 import { configurationSection, readSettings, serverSettings, Settings } from './settings';
 
@@ -118,6 +122,16 @@ export class AgentClient implements vscode.Disposable {
           }
           return next(command, args);
         },
+        // Inline completion: VS Code shows only the items at the cursor;
+        // a next edit elsewhere is offered by its code action.
+        provideInlineCompletionItems: async (document, position, context, token, next) => {
+          const result = await next(document, position, context, token);
+          if (!result || token.isCancellationRequested) {
+            return null;
+          }
+          const items = shownAtCursor(Array.isArray(result) ? result : result.items, position);
+          return Array.isArray(result) ? items : new vscode.InlineCompletionList(items);
+        },
         workspace: {
           // Every agentls section is answered from the user's settings
           // only, as the initializationOptions are.
@@ -136,6 +150,7 @@ export class AgentClient implements vscode.Disposable {
     };
     const client = new LanguageClient('agentls', 'agentls', serverOptions, clientOptions);
     client.registerFeature(new AgentlsFeature());
+    client.registerFeature(new InlineCompletionItemFeature(client));
     const h = this.handlers;
     client.onRequest(ShowMessageRequest.type, (p, token) => h.showMessageRequest(p, token));
     client.onNotification(ShowMessageNotification.type, (p) => h.showMessage(p));

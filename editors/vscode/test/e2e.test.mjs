@@ -83,12 +83,13 @@ async function waitFor(what, fn, timeout = stepTimeout) {
  * fixture workspace, with its own HOME, settings and extensions folder.
  */
 class Editor {
-  /** settings: user settings over the defaults (undefined removes one); opts.vsix, opts.env, opts.script (a fixture). */
+  /** settings: user settings over the defaults (undefined removes one); opts.vsix, opts.env, opts.script (a fixture), opts.userConfig (agentls's config file). */
   constructor(name, settings = {}, opts = {}) {
     this.name = name;
     this.overrides = settings;
     this.vsix = opts.vsix ?? vsix;
     this.scriptName = opts.script ?? 'script.json';
+    this.userConfig = opts.userConfig;
     this.root = fs.mkdtempSync(path.join(os.tmpdir(), `agentls-vscode-e2e-${name}-`));
     this.out = path.join(artifacts, name);
     fs.mkdirSync(this.out, { recursive: true });
@@ -115,6 +116,11 @@ class Editor {
     this.script = path.join(this.root, 'script.json');
     fs.copyFileSync(path.join(fixture, this.scriptName), this.script);
     fs.mkdirSync(this.home, { recursive: true });
+    if (this.userConfig) {
+      // ~/.config/agentls/config.json: what the extension's settings do not carry.
+      fs.mkdirSync(path.join(this.home, '.config', 'agentls'), { recursive: true });
+      fs.writeFileSync(path.join(this.home, '.config', 'agentls', 'config.json'), JSON.stringify(this.userConfig, null, 2));
+    }
 
     const settings = {
       // What a person sets for agentls, in their user settings.
@@ -986,6 +992,104 @@ test('The chat header\'s model button switches the conversation to another model
   } finally {
     await ed.stop(failed);
     local.close();
+  }
+});
+
+/**
+ * A local fill-in-the-middle model on loopback, as Ollama or llama.cpp
+ * serve one: /v1/completions with a prompt and a suffix, streamed as
+ * text_completion events. A prompt with agentls's recent edits (a
+ * next-edit request) gets the search/replace block after the rename of
+ * Add's a; any other gets fill(prompt).
+ */
+async function localFimServer(fill) {
+  const requests = [];
+  const server = http.createServer((req, res) => {
+    let body = '';
+    req.on('data', (c) => (body += c));
+    req.on('end', () => {
+      if (req.method !== 'POST' || !req.url.endsWith('/v1/completions')) {
+        res.writeHead(404, { 'content-type': 'application/json' });
+        res.end(JSON.stringify({ error: { message: `no ${req.method} ${req.url} here`, type: 'not_found' } }));
+        return;
+      }
+      const r = JSON.parse(body);
+      const nextEdit = r.prompt.includes('Recent edits:');
+      requests.push({ nextEdit, body: r });
+      let text = fill(r.prompt);
+      if (nextEdit) {
+        text = r.prompt.includes('+func Add(x, b int) int {') ? '\treturn a + b\n=======\n\treturn x + b\n' : 'NONE';
+      }
+      res.writeHead(200, { 'content-type': 'text/event-stream' });
+      for (const piece of text.split(/(?<= )/)) {
+        res.write(`data: ${JSON.stringify({ id: 'cmpl-1', object: 'text_completion', created: 0, model: r.model, choices: [{ index: 0, text: piece, finish_reason: null }] })}\n\n`);
+      }
+      res.end('data: [DONE]\n\n');
+    });
+  });
+  await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return { url: `http://127.0.0.1:${server.address().port}/v1`, requests, close: () => server.close() };
+}
+
+test('Inline completion: ghost text from the completion model, accepted with Tab; a renamed parameter\'s other use offered as the next edit (Refactor…)', { timeout: 180_000 }, async () => {
+  const fim = await localFimServer((prompt) => (prompt.endsWith('int {\n\tr') ? 'eturn a + b' : ''));
+  try {
+    await withEditor(
+      'inline-completion',
+      async (ed) => {
+        await ed.waitStatus('agentls: idle');
+        fs.writeFileSync(path.join(ed.workspace, 'calc.go'), 'package calc\n\n// Add returns the sum of a and b.\nfunc Add(a, b int) int {\n\t\n}\n');
+        await ed.openFile('calc.go', 'package calc');
+        // The cursor into Add's empty body (line 5), then a pause: VS Code
+        // asks by itself.
+        await ed.page.locator('.part.editor .view-lines').first().click();
+        await ed.page.keyboard.press('Control+G');
+        await ed.quickInput(':5');
+        await ed.page.keyboard.press('Enter');
+        await ed.page.keyboard.press('End');
+        await ed.page.keyboard.type('r');
+        const ghost = ed.page.locator('.part.editor .ghost-text-decoration, .part.editor .ghost-text');
+        // Monaco draws spaces as no-break spaces.
+        await waitFor('the ghost text', async () => (await ghost.allInnerTexts()).join('').replace(/\u00a0/g, ' ').includes('eturn a + b'));
+        await ed.screenshot('1-ghost-text');
+        const fills = fim.requests.filter((r) => !r.nextEdit);
+        assert.ok(fills.length >= 1, 'the completion model was asked');
+        assert.ok(
+          fills.some((r) => r.body.prompt.endsWith('func Add(a, b int) int {\n\tr') && r.body.suffix?.startsWith('\n}')),
+          'the prompt and suffix are the buffer around the cursor',
+        );
+        await ed.page.keyboard.press('Tab');
+        const lines = ed.page.locator('.part.editor .view-lines').first();
+        await waitFor('the accepted text in the buffer', async () => (await lines.innerText()).replace(/\u00a0/g, ' ').includes('return a + b'));
+        // The accepted item's command (agentls.inlineAccepted) has agentls
+        // ask for the next edit at once; typing alone asked for none.
+        assert.equal(fim.requests.filter((r) => r.nextEdit && !r.body.prompt.includes('+\treturn a + b')).length, 0, 'typing asked for a next edit');
+        await waitFor('the next edit asked on accept', async () => fim.requests.some((r) => r.nextEdit && r.body.prompt.includes('+\treturn a + b')));
+
+        // Rename a to x in the signature (line 4, column 10); agentls
+        // suggests the other use as a code action.
+        await ed.page.keyboard.press('Control+G');
+        await ed.quickInput(':4:10');
+        await ed.page.keyboard.press('Enter');
+        await ed.page.keyboard.press('Shift+ArrowRight');
+        await ed.page.keyboard.type('x');
+        await ed.runCommand('Refactor...');
+        // The first action, where the keyboard is: Enter applies it.
+        const action = ed.page.locator('.action-widget .monaco-list-row.focused', { hasText: 'agentls: next edit: line 5: return a + b → return x + b' });
+        await action.first().waitFor();
+        await ed.screenshot('2-next-edit-action');
+        await ed.page.keyboard.press('Enter');
+        await waitFor('the next edit applied', async () => (await lines.innerText()).replace(/\u00a0/g, ' ').includes('return x + b'));
+        assert.ok(fim.requests.some((r) => r.nextEdit && r.body.prompt.includes('-func Add(a, b int) int {')), 'the next edit was asked with the rename');
+        await ed.screenshot('3-next-edit-applied');
+      },
+      // The suggest widget would take over the keystrokes: inline
+      // suggestions only.
+      { 'editor.quickSuggestions': { other: 'off', comments: 'off', strings: 'off' }, 'editor.suggestOnTriggerCharacters': false },
+      { userConfig: { completion: { model: 'local:coder', debounce_ms: 0 }, providers: { local: { base_url: fim.url } } } },
+    );
+  } finally {
+    fim.close();
   }
 });
 

@@ -113,10 +113,25 @@ func New(spec string, o Options) (agent.Provider, error) {
 		}
 		return replay.Load(path)
 	}
+	b, thinking, key, err := resolveProvider(spec, name, model, o.Providers, getenv)
+	if err != nil {
+		return nil, err
+	}
+	if b.typ == config.ProviderAnthropic {
+		limits, _ := KnownLimits(model)
+		return anthropic.New(anthropic.Config{Endpoint: remote.Endpoint{BaseURL: b.baseURL, APIKey: key, KeyEnv: b.keyEnv, Model: model, Name: spec,
+			ContextWindow: limits.Window, MaxOutput: limits.MaxOutput}, ThinkingBudget: thinking.Budget()})
+	}
+	return openai.New(openai.Config{Endpoint: remote.Endpoint{BaseURL: b.baseURL, APIKey: key, KeyEnv: b.keyEnv, Model: model, Name: spec}})
+}
+
+// resolveProvider finds where the provider name of spec is reached, its
+// API, its thinking setting for model and its key (read with getenv).
+func resolveProvider(spec, name, model string, providers map[string]config.Provider, getenv func(string) string) (b builtin, thinking config.Thinking, key string, err error) {
 	b, isKnown := known(name)
-	p, configured := o.Providers[name]
+	p, configured := providers[name]
 	if !configured && !isKnown {
-		return nil, fmt.Errorf("unknown provider %q in model %q: use openai, anthropic, openrouter, ollama, llamacpp, vllm or replay, or add providers.%s.base_url to the config file for another server (with \"type\": \"anthropic\" for one that speaks the Messages API)", name, spec, name)
+		return builtin{}, 0, "", fmt.Errorf("unknown provider %q in model %q: use openai, anthropic, openrouter, ollama, llamacpp, vllm or replay, or add providers.%s.base_url to the config file for another server (with \"type\": \"anthropic\" for one that speaks the Messages API)", name, spec, name)
 	}
 	if p.BaseURL != "" {
 		b.baseURL = p.BaseURL
@@ -126,36 +141,30 @@ func New(spec string, o Options) (agent.Provider, error) {
 	}
 	switch {
 	case isKnown && p.Type != "" && p.Type != b.typ:
-		return nil, fmt.Errorf("providers.%s.type is %q, but %s is a built-in %s provider: give your %s server another name", name, p.Type, name, b.typ, p.Type)
+		return builtin{}, 0, "", fmt.Errorf("providers.%s.type is %q, but %s is a built-in %s provider: give your %s server another name", name, p.Type, name, b.typ, p.Type)
 	case !isKnown:
 		b.typ = cmp.Or(p.Type, config.ProviderOpenAI)
 	}
 	if b.baseURL == "" {
-		return nil, fmt.Errorf("provider %q has no base_url: set providers.%s.base_url in the config file", name, name)
+		return builtin{}, 0, "", fmt.Errorf("provider %q has no base_url: set providers.%s.base_url in the config file", name, name)
 	}
-	thinking := p.Thinking
+	thinking = p.Thinking
 	if t := p.Models[model].Thinking; t != 0 {
 		thinking = t
 	}
 	if thinking.Budget() > 0 && b.typ != config.ProviderAnthropic {
-		return nil, fmt.Errorf("providers.%s.thinking is set, but %s is an OpenAI-compatible provider: thinking budgets apply to Anthropic models (type \"anthropic\")", name, name)
+		return builtin{}, 0, "", fmt.Errorf("providers.%s.thinking is set, but %s is an OpenAI-compatible provider: thinking budgets apply to Anthropic models (type \"anthropic\")", name, name)
 	}
-	key := ""
 	if b.keyEnv != "" {
 		// keyEnv is set for a built-in provider that needs a key, or
 		// because the config names one (providers.<name>.api_key_env):
 		// either way an unset variable would only fail later, as a 401.
 		key = getenv(b.keyEnv)
 		if key == "" {
-			return nil, errors.New("no API key for " + name + ": set the " + b.keyEnv + " environment variable")
+			return builtin{}, 0, "", errors.New("no API key for " + name + ": set the " + b.keyEnv + " environment variable")
 		}
 	}
-	if b.typ == config.ProviderAnthropic {
-		limits, _ := KnownLimits(model)
-		return anthropic.New(anthropic.Config{Endpoint: remote.Endpoint{BaseURL: b.baseURL, APIKey: key, KeyEnv: b.keyEnv, Model: model, Name: spec,
-			ContextWindow: limits.Window, MaxOutput: limits.MaxOutput}, ThinkingBudget: thinking.Budget()})
-	}
-	return openai.New(openai.Config{Endpoint: remote.Endpoint{BaseURL: b.baseURL, APIKey: key, KeyEnv: b.keyEnv, Model: model, Name: spec}})
+	return b, thinking, key, nil
 }
 
 // LocalServer is the server of spec's model when agentls can ask it what

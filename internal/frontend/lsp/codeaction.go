@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"go.lsp.dev/protocol"
@@ -32,7 +33,7 @@ func (s *Server) codeAction(ctx context.Context, params json.RawMessage) (any, e
 
 // codeActionParts are agentls's code actions in two parts: the answers of
 // a pending question, and the others (a wrapped server's go between).
-func (s *Server) codeActionParts(_ context.Context, params json.RawMessage) (head, rest []protocol.CodeAction, err error) {
+func (s *Server) codeActionParts(ctx context.Context, params json.RawMessage) (head, rest []protocol.CodeAction, err error) {
 	var p protocol.CodeActionParams
 	if err := decode(params, &p); err != nil {
 		return nil, nil, err
@@ -52,6 +53,9 @@ func (s *Server) codeActionParts(_ context.Context, params json.RawMessage) (hea
 	// A waiting question's answers first: the turn is blocked on them.
 	head = append([]protocol.CodeAction{}, s.pendingActions()...)
 	var actions []protocol.CodeAction
+	if a := s.nextEditAction(ctx, p); a != nil { // a ready edit first (nextedit.go)
+		actions = append(actions, *a)
+	}
 	ask := func(title string, kind protocol.CodeActionKind, args AskArgs, diags ...protocol.Diagnostic) {
 		args.URI = uri
 		actions = append(actions, protocol.CodeAction{Title: title, Kind: kind, Diagnostics: diags,
@@ -79,4 +83,41 @@ func (s *Server) codeActionParts(_ context.Context, params json.RawMessage) (hea
 			"Check %s around line %d for problems: run lsp_diagnostics on the file, read the code there, fix what is wrong with the smallest correct change, and say what you changed (or that nothing is wrong).", name, line)})
 	}
 	return head, actions, nil
+}
+
+// nextEditKind is the next-edit code action's kind.
+const nextEditKind protocol.CodeActionKind = "refactor.rewrite"
+
+// nextEditAction is the document's next-edit suggestion as a code action
+// with its edit (the editor applies it when chosen), or nil: none, or
+// the editor asked only for other kinds.
+func (s *Server) nextEditAction(ctx context.Context, p protocol.CodeActionParams) *protocol.CodeAction {
+	if len(p.Context.Only) > 0 && !slices.ContainsFunc(p.Context.Only, func(k protocol.CodeActionKind) bool {
+		return k == nextEditKind || strings.HasPrefix(string(nextEditKind), string(k)+".")
+	}) {
+		return nil
+	}
+	path, err := overlay.URIToPath(string(p.TextDocument.URI))
+	if err != nil {
+		return nil
+	}
+	text, _, open := s.docs.Get(path)
+	if !open {
+		return nil
+	}
+	c, err := s.inlineCompleter()
+	if err != nil {
+		return nil
+	}
+	ne, err := s.nextEditFor(ctx, c, path, text)
+	if err != nil && ctx.Err() == nil {
+		s.log.Warn("next edit failed", "model", c.filler.Name(), "error", err)
+	}
+	if ne == nil {
+		return nil
+	}
+	uri := p.TextDocument.URI
+	return &protocol.CodeAction{Title: ne.Title, Kind: nextEditKind,
+		Edit:    &protocol.WorkspaceEdit{Changes: map[protocol.DocumentURI][]protocol.TextEdit{uri: {{Range: ne.Range, NewText: ne.NewText}}}},
+		Command: acceptedCommand(string(uri))}
 }

@@ -122,6 +122,12 @@ func (s *Server) executeCommand(ctx context.Context, params json.RawMessage) (an
 			return s.listCheckpoints(ctx, a)
 		}
 		return s.restoreCheckpoint(ctx, a)
+	case CommandInlineAccepted:
+		var a InlineAcceptedArgs
+		if err := oneArg(p.Arguments, &a); err != nil {
+			return nil, err
+		}
+		return s.inlineAccepted(a)
 	}
 	return nil, jsonrpc2.Errorf(jsonrpc2.InvalidParams, "unknown command %q: agentls runs %s", p.Command, strings.Join(commands(), ", "))
 }

@@ -37,7 +37,7 @@ const (
 // commands are the commands the server runs, as initialize announces them.
 func commands() []string {
 	return []string{CommandAsk, CommandCancel, CommandRevertTurn, CommandApprove, CommandSessions, CommandCompact, CommandSandbox, CommandModel, CommandSetModel, CommandAnswer, CommandHistory,
-		CommandCheckpoints, CommandRestoreCheckpoint}
+		CommandCheckpoints, CommandRestoreCheckpoint, CommandInlineAccepted}
 }
 
 func (s *Server) initialize(ctx context.Context, params json.RawMessage) (any, error) {
@@ -108,7 +108,8 @@ func (s *Server) initialize(ctx context.Context, params json.RawMessage) (any, e
 		"executeCommandProvider": map[string]any{
 			"commands": commands(),
 		},
-		"codeActionProvider": map[string]any{"codeActionKinds": []string{"quickfix", "refactor"}},
+		"codeActionProvider":       map[string]any{"codeActionKinds": []string{"quickfix", "refactor"}},
+		"inlineCompletionProvider": s.inlineCapability(editor), // LSP 3.18 (inline.go)
 		"workspace": map[string]any{
 			"workspaceFolders": map[string]any{"supported": true, "changeNotifications": true},
 		},

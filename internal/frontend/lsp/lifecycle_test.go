@@ -162,7 +162,7 @@ func TestInitializeResult(t *testing.T) {
 	}
 	c := res.Capabilities
 	if !c.TextDocumentSync.OpenClose || c.TextDocumentSync.Change != 2 || !c.Workspace.WorkspaceFolders.Supported ||
-		strings.Join(c.ExecuteCommandProvider.Commands, ",") != "agentls.ask,agentls.cancel,agentls.revertTurn,agentls.approve,agentls.sessions,agentls.compact,agentls.sandbox,agentls.model,agentls.setModel,agentls.answer,agentls.history,agentls.checkpoints,agentls.restoreCheckpoint" || res.ServerInfo.Name != "agentls" {
+		strings.Join(c.ExecuteCommandProvider.Commands, ",") != "agentls.ask,agentls.cancel,agentls.revertTurn,agentls.approve,agentls.sessions,agentls.compact,agentls.sandbox,agentls.model,agentls.setModel,agentls.answer,agentls.history,agentls.checkpoints,agentls.restoreCheckpoint,agentls.inlineAccepted" || res.ServerInfo.Name != "agentls" {
 		t.Errorf("initialize result = %s", m.Result)
 	}
 }

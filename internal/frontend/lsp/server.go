@@ -101,6 +101,8 @@ type Server struct {
 	// wrapProblem says why the wrapped server did not start, shown once
 	// the editor is initialized.
 	wrapProblem string
+	inline      inlineState   // inline completion (inline.go)
+	next        nextEditState // next-edit suggestions (nextedit.go)
 }
 
 // docOverlay adapts the overlay store to the tools' Overlay interface.
@@ -321,6 +323,8 @@ func (s *Server) call(ctx context.Context, method string, params json.RawMessage
 		// agentls's actions are complete; it offers resolve only for a
 		// wrapped server's (wrapRoute).
 		return json.RawMessage(params), nil
+	case "textDocument/inlineCompletion":
+		return s.inlineCompletion(ctx, params)
 	}
 	return nil, jsonrpc2.Errorf(jsonrpc2.MethodNotFound, "method %s is not supported by agentls", method)
 }
@@ -357,6 +361,7 @@ func (s *Server) notification(ctx context.Context, method string, params json.Ra
 		s.mu.Lock()
 		s.configChanged = true
 		s.mu.Unlock()
+		s.inline.markStale()
 	case "$/cancelRequest":
 		err = s.cancelRequest(params)
 	case "textDocument/didOpen":

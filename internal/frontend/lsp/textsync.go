@@ -38,12 +38,20 @@ func (s *Server) didChange(params json.RawMessage) error {
 		}
 	}
 	uri := string(p.TextDocument.URI)
+	// The text before, for the next-edit suggestions' recent edits,
+	// when they are offered (a completion model).
+	before, _, track := s.docs.GetURI(uri)
+	track = track && s.inline.isDeclared()
 	warn, err := s.docs.Change(uri, p.TextDocument.Version, changes)
 	if warn != "" {
 		s.log.Warn(warn)
 	}
 	if err == nil {
 		s.touchLSP(uri, false)
+		if path, perr := overlay.URIToPath(uri); perr == nil && track {
+			after, _, _ := s.docs.GetURI(uri)
+			s.next.record(path, before, after)
+		}
 	}
 	return err
 }
@@ -56,6 +64,9 @@ func (s *Server) didClose(params json.RawMessage) error {
 	uri := string(p.TextDocument.URI)
 	if err := s.docs.Close(uri); err != nil {
 		return err
+	}
+	if path, err := overlay.URIToPath(uri); err == nil {
+		s.next.forget(path)
 	}
 	s.touchLSP(uri, true)
 	return nil

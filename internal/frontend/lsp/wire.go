@@ -25,6 +25,9 @@ import (
 //   - codeActionTrigger: LSP 3.17's context.triggerKind, which 3.16
 //     lacks: VS Code asks for code actions on every cursor move
 //     (Automatic) to decide on its lightbulb.
+//   - inlineCompletionParams, inlineCompletionList, inlineCompletionItem:
+//     LSP 3.18's textDocument/inlineCompletion (inline.go), which 3.16
+//     lacks: ghost text in Neovim 0.12, VS Code and Helix.
 //   - the ApplyWorkspaceEdit reply is decoded into
 //     protocol.ApplyWorkspaceEditResponse by hand: protocol's typed client
 //     decodes it as a bool, which fails on real clients.
@@ -112,4 +115,34 @@ type cancelParams struct {
 type executeCommandParams struct {
 	Command   string            `json:"command"`
 	Arguments []json.RawMessage `json:"arguments"`
+}
+
+// inlineCompletionParams is LSP 3.18's InlineCompletionParams.
+type inlineCompletionParams struct {
+	TextDocument protocol.TextDocumentIdentifier `json:"textDocument"`
+	Position     protocol.Position               `json:"position"`
+	Context      struct {
+		// TriggerKind is inlineInvoked or inlineAutomatic.
+		TriggerKind int `json:"triggerKind"`
+	} `json:"context"`
+}
+
+// LSP 3.18's InlineCompletionTriggerKind: the person asked (a key), or
+// the editor asked on its own as they typed.
+const (
+	inlineInvoked   = 1
+	inlineAutomatic = 2
+)
+
+// inlineCompletionList is LSP 3.18's InlineCompletionList.
+type inlineCompletionList struct {
+	Items []inlineCompletionItem `json:"items"`
+}
+
+// inlineCompletionItem is LSP 3.18's InlineCompletionItem: insertText
+// replaces Range (an empty range at the cursor: an insertion).
+type inlineCompletionItem struct {
+	InsertText string            `json:"insertText"`
+	Range      *protocol.Range   `json:"range,omitempty"`
+	Command    *protocol.Command `json:"command,omitempty"`
 }

@@ -2,8 +2,9 @@ package lsp
 
 // agentls serve --wrap CMD…: agentls starts the real server and is the
 // editor's one server. Who answers what (wrapRoute): agentls its own
-// commands, initialize and shutdown (both also sent to the server) and
-// its code actions (merged with the server's); the server everything
+// commands, initialize and shutdown (both also sent to the server), its
+// code actions (merged with the server's) and inline completion when it
+// offers it (inline.go); the server everything
 // else, unchanged, through internal/langserver/wrap. The editor's
 // notifications reach both. The lsp_* tools use the same process
 // (client.Servers.Share).
@@ -43,6 +44,13 @@ func (s *Server) wrapRoute(method string, params json.RawMessage) wrap.Route {
 		return wrap.ToServer
 	case "textDocument/codeAction":
 		return wrap.ToBoth
+	case "textDocument/inlineCompletion":
+		// agentls's when it offers them (completion.model); the wrapped
+		// server's otherwise.
+		if s.inline.isDeclared() {
+			return wrap.ToAgentls
+		}
+		return wrap.ToServer
 	case "codeAction/resolve":
 		if ourAction(params) {
 			return wrap.ToAgentls

@@ -626,6 +626,61 @@ func (e *Editor) ExecuteCommand(ctx context.Context, command string, arg any) (j
 	return res, err
 }
 
+// Inline is a textDocument/inlineCompletion answer as the editor reads
+// it: Null when the server answered null (keep what is shown), else the
+// items' text and ranges.
+type Inline struct {
+	Null  bool
+	Items []InlineItem
+}
+
+// InlineItem is one inline completion item.
+type InlineItem struct {
+	InsertText string `json:"insertText"`
+	Range      *struct {
+		Start, End struct{ Line, Character int }
+	} `json:"range"`
+}
+
+// Inline triggers.
+const (
+	InlineInvoked   = 1
+	InlineAutomatic = 2
+)
+
+// InlineCompletion asks for inline completion at a zero-based line and
+// UTF-16 column of an open document, as an editor does while the person
+// types. When ctx ends first it sends $/cancelRequest for the request at
+// once, as VS Code and Neovim do, and returns ctx's error.
+func (e *Editor) InlineCompletion(ctx context.Context, path string, line, char, trigger int) (Inline, error) {
+	params := map[string]any{
+		"textDocument": map[string]any{"uri": overlay.PathToURI(path)},
+		"position":     map[string]int{"line": line, "character": char},
+		"context":      map[string]any{"triggerKind": trigger},
+	}
+	var res json.RawMessage
+	id, err := e.conn.Call(ctx, "textDocument/inlineCompletion", params, &res)
+	if ctx.Err() != nil {
+		if nerr := e.conn.Notify(context.WithoutCancel(ctx), "$/cancelRequest", map[string]any{"id": &id}); nerr != nil {
+			return Inline{}, nerr
+		}
+		return Inline{}, ctx.Err()
+	}
+	if err != nil {
+		return Inline{}, err
+	}
+	if len(res) == 0 || string(res) == "null" {
+		return Inline{Null: true}, nil
+	}
+	var list struct {
+		Items []InlineItem `json:"items"`
+	}
+	if err := json.Unmarshal(res, &list); err != nil {
+		return Inline{}, fmt.Errorf("decode inline completion %s: %w", res, err)
+	}
+	return Inline{Items: list.Items}, nil
+}
+
 // Ask runs agentls.ask and returns its result.
 func (e *Editor) Ask(ctx context.Context, args lsp.AskArgs) (lsp.AskResult, error) {
 	raw, err := e.ExecuteCommand(ctx, lsp.CommandAsk, args)

@@ -1,0 +1,90 @@
+package lsp
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/agentls/agentls/internal/config"
+)
+
+// around bounds what is sent: whole lines where the bound cuts, never a
+// broken UTF-8 sequence, everything when the file is small.
+func TestAround(t *testing.T) {
+	long := strings.Repeat("// é line of text\n", 1000) // 19 bytes a line
+	tests := []struct {
+		name             string
+		text             string
+		off              int
+		prefix, suffix   string
+		checkPrefixStart bool
+	}{
+		{"small file", "ab\ncd", 3, "ab\n", "cd", false},
+		{"at the start", "abc", 0, "", "abc", false},
+		{"at the end", "abc", 3, "abc", "", false},
+	}
+	for _, tt := range tests {
+		p, s := around(tt.text, tt.off)
+		if p != tt.prefix || s != tt.suffix {
+			t.Errorf("%s: around = %q, %q; want %q, %q", tt.name, p, s, tt.prefix, tt.suffix)
+		}
+	}
+	mid := len(long) / 2
+	mid -= mid % 19 // a line start
+	p, s := around(long, mid+5)
+	if len(p) > maxPrefixBytes || len(s) > maxSuffixBytes {
+		t.Errorf("prefix %d bytes, suffix %d: over the bounds", len(p), len(s))
+	}
+	if !strings.HasPrefix(p, "// é") || !strings.HasSuffix(s, "\n") {
+		t.Errorf("the bounds cut lines: prefix starts %q, suffix ends %q", p[:8], s[len(s)-8:])
+	}
+	if !strings.HasSuffix(p, "// é") || !strings.HasPrefix(s, " line") {
+		t.Errorf("the cursor moved: prefix ends %q, suffix starts %q", p[len(p)-8:], s[:8])
+	}
+}
+
+func TestTidy(t *testing.T) {
+	tests := []struct{ ans, suffix, want string }{
+		{"return a + b\n\n", "\n}\n", "return a + b"},
+		{"return a + b", "", "return a + b"},
+		{"x, y)", ")\n", "x, y"},
+		{"x, y) {", ") {\n", "x, y"},
+		{"x, y", ")\n", "x, y"},
+		{"first\nsecond\n", "  \n}", "first\nsecond"},
+	}
+	for _, tt := range tests {
+		if got := tidy(tt.ans, tt.suffix); got != tt.want {
+			t.Errorf("tidy(%q, %q) = %q, want %q", tt.ans, tt.suffix, got, tt.want)
+		}
+	}
+}
+
+// The cache answers the same cursor, and a cursor the person moved by
+// typing what the answer showed; anything else asks the model again.
+func TestCompleterCache(t *testing.T) {
+	c := newCompleter(nil, config.Completion{})
+	c.store(cached{path: "/w/a.go", prefix: "func f() {\n\t", suffix: "\n}", text: "return 1"})
+	tests := []struct {
+		name, path, prefix, suffix string
+		want                       string
+		hit                        bool
+	}{
+		{"same cursor", "/w/a.go", "func f() {\n\t", "\n}", "return 1", true},
+		{"typed along", "/w/a.go", "func f() {\n\tret", "\n}", "urn 1", true},
+		{"typed all of it", "/w/a.go", "func f() {\n\treturn 1", "\n}", "", false},
+		{"typed something else", "/w/a.go", "func f() {\n\tx", "\n}", "", false},
+		{"the text after changed", "/w/a.go", "func f() {\n\t", "\n}\n", "", false},
+		{"another file", "/w/b.go", "func f() {\n\t", "\n}", "", false},
+	}
+	for _, tt := range tests {
+		got, ok := c.lookup(tt.path, tt.prefix, tt.suffix)
+		if got != tt.want || ok != tt.hit {
+			t.Errorf("%s: lookup = %q, %v; want %q, %v", tt.name, got, ok, tt.want, tt.hit)
+		}
+	}
+	for i := range maxCachedCompletions + 5 {
+		c.store(cached{path: "/w/c.go", prefix: strings.Repeat("x", i), text: "y"})
+	}
+	if len(c.cache) != maxCachedCompletions {
+		t.Errorf("cache holds %d answers, want %d", len(c.cache), maxCachedCompletions)
+	}
+}
