@@ -207,27 +207,51 @@ func (s *Server) inlineCompletion(ctx context.Context, params json.RawMessage) (
 			return nil, nil // superseded: null; cancelled: handle answers RequestCancelled
 		}
 	}
-	// The next edit (nextedit.go) is asked beside the text at the cursor.
-	nextDone := make(chan struct{})
-	go func() {
-		defer close(nextDone)
-		if !needNext {
-			return
+	// The next edit (nextedit.go) is asked beside the text at the cursor,
+	// as the document's: the text at the cursor never waits for it. An
+	// answer with text carries the next edit only when it is ready by
+	// then (a later request finds it); an answer without any waits for
+	// it. A request cancelled or superseded before it answers ends the
+	// ask it started.
+	if needNext && fetch == nil {
+		var started bool
+		if fetch, started = s.fetchNextEdit(c, path, text); started {
+			// Runs before release cancels ctx.
+			defer func() {
+				if ctx.Err() != nil {
+					fetch.cancel()
+				}
+			}()
 		}
-		var err error
-		if next, err = s.nextEditFor(ctx, c, path, text); err != nil && ctx.Err() == nil {
-			s.log.Warn("next edit failed", "model", c.filler.Name(), "error", err)
+	}
+	nextFor := func(insert string) *nextEdit {
+		if fetch == nil {
+			return next
 		}
-	}()
+		if insert != "" {
+			select {
+			case <-fetch.done:
+			default:
+				return nil
+			}
+		} else {
+			select {
+			case <-fetch.done:
+			case <-ctx.Done():
+				return nil
+			}
+		}
+		sug, _, _, _ := s.next.cached(path, text)
+		return sug
+	}
 	if isHit {
-		<-nextDone
+		next := nextFor(hit)
 		if ctx.Err() != nil {
 			return nil, nil
 		}
 		return answer(hit, next), nil
 	}
 	ans, err := c.filler.Fill(ctx, fim.Request{Path: s.ws.Rel(path), Prefix: prefix, Suffix: suffix, MaxTokens: c.maxTokens})
-	<-nextDone
 	if ctx.Err() != nil {
 		if !superseded() {
 			s.log.Debug("inline completion cancelled", "path", path)
@@ -243,6 +267,10 @@ func (s *Server) inlineCompletion(ctx context.Context, params json.RawMessage) (
 	c.mu.Unlock()
 	ans = tidy(ans, suffix)
 	c.store(cached{path: path, prefix: prefix, suffix: suffix, text: ans})
+	next = nextFor(ans)
+	if ctx.Err() != nil {
+		return nil, nil
+	}
 	return answer(ans, next), nil
 }
 

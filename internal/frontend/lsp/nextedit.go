@@ -319,19 +319,34 @@ func (s *Server) prefetchNextEdit(path string) {
 	if err != nil || c.filler == nil {
 		return
 	}
-	text, _, open := s.docs.Get(path)
-	if !open {
-		return
+	if text, _, open := s.docs.Get(path); open {
+		s.fetchNextEdit(c, path, text)
 	}
-	ctx, cancel := context.WithCancel(s.base)
-	f := &prefetch{text: text, done: make(chan struct{}), cancel: cancel}
+}
+
+// fetchNextEdit has the model asked for the edit that follows path's
+// recent edits in text, in the background: the document's, not a
+// request's, so a change of the document ends it (record) and any request
+// for the same text may wait for it. It returns the ask under way for
+// text — started by this call (started) or before — or nil when the
+// suggestion is known already or there are no recent edits.
+func (s *Server) fetchNextEdit(c *completer, path, text string) (f *prefetch, started bool) {
 	s.next.mu.Lock()
 	d := s.next.doc(path)
-	if d.fetch != nil || (d.known && d.text == text) || len(d.edits) == 0 {
+	switch {
+	case d.fetch != nil:
+		f = d.fetch
 		s.next.mu.Unlock()
-		cancel()
-		return
+		if f.text != text {
+			return nil, false
+		}
+		return f, false
+	case (d.known && d.text == text) || len(d.edits) == 0:
+		s.next.mu.Unlock()
+		return nil, false
 	}
+	ctx, cancel := context.WithCancel(s.base)
+	f = &prefetch{text: text, done: make(chan struct{}), cancel: cancel}
 	d.fetch = f
 	edits := append([]fim.Edit(nil), d.edits...)
 	s.next.mu.Unlock()
@@ -347,6 +362,7 @@ func (s *Server) prefetchNextEdit(path string) {
 		}
 		s.next.mu.Unlock()
 	}()
+	return f, true
 }
 
 // inlineAccepted runs agentls.inlineAccepted.

@@ -163,6 +163,62 @@ func TestNextEditRenameParameter(t *testing.T) {
 	}
 }
 
+// TestNextEditNeverDelaysTheGhostText: a next-edit model slower than
+// the fill answers the text at the cursor at once; the next edit, still
+// asked for the document, comes with a later request for the same text,
+// without a second model request.
+func TestNextEditNeverDelaysTheGhostText(t *testing.T) {
+	ctx := ctxT(t)
+	hold := make(chan struct{})
+	srv := fimtest.New(func(r fimtest.Request) fimtest.Reply {
+		if isNextEdit(r) {
+			reply := renameModel(r)
+			reply.Hold = hold
+			return reply
+		}
+		return fimtest.Reply{Parts: []string{"// sum"}}
+	})
+	defer srv.Close()
+	ed, root := setup(t, map[string]string{"calc.go": "package calc\n"}, nil, func(o *fake.Options) {
+		o.InitOptions = completionSettings(srv, nil)
+	})
+	path := filepath.Join(root, "calc.go")
+	if err := ed.Open(ctx, path, addBody); err != nil {
+		t.Fatal(err)
+	}
+	renameA(ctx, t, ed, path)
+	got, err := ed.InlineCompletion(ctx, path, 5, 1, fake.InlineInvoked)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got.Items) != 1 || got.Items[0].InsertText != "// sum" {
+		t.Fatalf("items = %+v, want the fill alone while the next edit is asked", got)
+	}
+	for nextEditRequests(srv) == 0 {
+		if ctx.Err() != nil {
+			t.Fatal("the next edit was never asked for")
+		}
+		time.Sleep(time.Millisecond)
+	}
+	close(hold)
+	// Once the model has answered, a request for the same text has both.
+	for len(got.Items) < 2 {
+		if ctx.Err() != nil {
+			t.Fatalf("items = %+v, never the fill and the next edit", got)
+		}
+		time.Sleep(time.Millisecond)
+		if got, err = ed.InlineCompletion(ctx, path, 5, 1, fake.InlineInvoked); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if got.Items[1].InsertText != "x" {
+		t.Errorf("items = %+v, want the fill and the next edit (x)", got)
+	}
+	if n := nextEditRequests(srv); n != 1 {
+		t.Errorf("next-edit requests %d, want 1: the second request waits for the first ask", n)
+	}
+}
+
 // TestNextEditAfterAccept: agentls.inlineAccepted (an accepted item's
 // command) asks for the next edit at once, so the next request has it
 // without asking the model again; a change while it is asked ends the
