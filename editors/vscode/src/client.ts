@@ -256,14 +256,17 @@ export class AgentClient implements vscode.Disposable {
   /**
    * The model or mode changed: the server reads them again at the next
    * ask (workspace/didChangeConfiguration; the conversation goes on). A
-   * new binary, or a setting cleared that the server got at initialize
-   * (it would keep the old one), needs a restart: returns false then.
+   * new binary, a setting cleared that the server got at initialize
+   * (it would keep the old one), or another completion model (agentls
+   * declares inline completion at initialize, only with one) needs a
+   * restart: returns false then.
    */
   async settingsChanged(): Promise<boolean> {
     const now = readSettings();
     const was = this.startedWith;
     const client = this.client;
-    if (!client || client.state !== State.Running || !was || now.path !== was.path || (was.model && !now.model) || (was.providers && !now.providers) || (was.mode && !now.mode)) {
+    if (!client || client.state !== State.Running || !was || now.path !== was.path || (was.model && !now.model) || (was.providers && !now.providers) || (was.mode && !now.mode) ||
+      now.completionModel !== was.completionModel) {
       return false;
     }
     await client.sendNotification(DidChangeConfigurationNotification.type, { settings: null });

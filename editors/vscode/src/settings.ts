@@ -11,7 +11,7 @@
 import * as vscode from 'vscode';
 
 /** The settings that decide what runs and what it may do without asking. */
-export const restrictedSettings = ['agentls.path', 'agentls.model', 'agentls.providers', 'agentls.permissions.mode'] as const;
+export const restrictedSettings = ['agentls.path', 'agentls.model', 'agentls.providers', 'agentls.permissions.mode', 'agentls.completion.model'] as const;
 export type RestrictedSetting = (typeof restrictedSettings)[number];
 
 export interface Settings {
@@ -21,6 +21,8 @@ export interface Settings {
   /** agentls.providers: model servers by name; undefined when none is set. */
   providers: Record<string, ProviderSetting> | undefined;
   mode: string | undefined;
+  /** agentls.completion.model: the model of inline completion (ghost text, next edits). */
+  completionModel: string | undefined;
 }
 
 /** One model server of agentls.providers, in the keys of agentls's config file. */
@@ -63,7 +65,13 @@ export function readSettings(): Settings {
   if (mode === 'auto' && !vscode.workspace.isTrusted) {
     mode = 'smart';
   }
-  return { path: user('agentls.path'), model: user('agentls.model'), providers: providers(inspect<unknown>('agentls.providers')?.globalValue), mode };
+  return {
+    path: user('agentls.path'),
+    model: user('agentls.model'),
+    providers: providers(inspect<unknown>('agentls.providers')?.globalValue),
+    mode,
+    completionModel: user('agentls.completion.model'),
+  };
 }
 
 /**
@@ -130,6 +138,9 @@ export function serverSettings(s: Settings): Record<string, unknown> {
   }
   if (s.mode) {
     out.permissions = { mode: s.mode };
+  }
+  if (s.completionModel) {
+    out.completion = { model: s.completionModel };
   }
   return out;
 }

@@ -1085,8 +1085,10 @@ test('Inline completion: ghost text from the completion model, accepted with Tab
       },
       // The suggest widget would take over the keystrokes: inline
       // suggestions only.
-      { 'editor.quickSuggestions': { other: 'off', comments: 'off', strings: 'off' }, 'editor.suggestOnTriggerCharacters': false },
-      { userConfig: { completion: { model: 'local:coder', debounce_ms: 0 }, providers: { local: { base_url: fim.url } } } },
+      // The model from the extension's setting, the rest from the
+      // person's config file: the two merge.
+      { 'editor.quickSuggestions': { other: 'off', comments: 'off', strings: 'off' }, 'editor.suggestOnTriggerCharacters': false, 'agentls.completion.model': 'local:coder' },
+      { userConfig: { completion: { debounce_ms: 0 }, providers: { local: { base_url: fim.url } } } },
     );
   } finally {
     fim.close();
