@@ -47,8 +47,10 @@ func TestNvimPluginCheckpoints(t *testing.T) {
 				Text       string `json:"text"`
 				Modifiable bool   `json:"modifiable"`
 			} `json:"diff_windows"`
-			Chat       string `json:"chat"`
-			ChatUndone string `json:"chat_undone"`
+			Chat        string `json:"chat"`
+			ChatUndone  string `json:"chat_undone"`
+			ChatResumed string `json:"chat_resumed"`
+			ChatRebuilt string `json:"chat_rebuilt"`
 		}
 		raw, _ := json.Marshal(rec.Raw)
 		if err := json.Unmarshal(raw, &snap); err != nil {
@@ -172,6 +174,15 @@ func TestNvimPluginCheckpoints(t *testing.T) {
 		}
 		if strings.Index(shown, "## You") > strings.Index(shown, "_"+restored+"_") {
 			r.errorf("after the undo the turn is not back in its place, above the restores:\n%s", snap.ChatUndone)
+		}
+		// A chat shown again by :AgentResume (from agentls.history, no turn
+		// ids) is rebuilt from the restored conversation: empty.
+		if !strings.Contains(snap.ChatResumed, "## You") {
+			r.errorf("the resumed chat lacks the turn:\n%s", snap.ChatResumed)
+		}
+		shown, _, _ = strings.Cut(snap.ChatRebuilt, "\n## Ask")
+		if strings.Contains(shown, "## You") || !strings.Contains(shown, "the conversation as the agent has it now") {
+			r.errorf("the resumed chat after the conversation's restore:\n%s", snap.ChatRebuilt)
 		}
 	})
 }
