@@ -47,7 +47,10 @@ func TestNvimPluginCheckpoints(t *testing.T) {
 				Text       string `json:"text"`
 				Modifiable bool   `json:"modifiable"`
 			} `json:"diff_windows"`
-			Chat string `json:"chat"`
+			Chat        string `json:"chat"`
+			ChatUndone  string `json:"chat_undone"`
+			ChatResumed string `json:"chat_resumed"`
+			ChatRebuilt string `json:"chat_rebuilt"`
 		}
 		raw, _ := json.Marshal(rec.Raw)
 		if err := json.Unmarshal(raw, &snap); err != nil {
@@ -118,7 +121,9 @@ func TestNvimPluginCheckpoints(t *testing.T) {
 		checkTranscript(r, rec.Log, []string{"= ↶ " + restored, "= ↶ undid the last restore (checkpoint 2): a.txt",
 			"^↶ restored to checkpoint 1: no file changed; kept your a.txt (",
 			// The conversation back to before the edit's prompt: the model sees none of it.
-			"= ↶ restored to checkpoint 1: no file changed; the conversation is back to 0 message(s)"})
+			"= ↶ restored to checkpoint 1: no file changed; the conversation is back to 0 message(s)",
+			// Undone: the turn back in the conversation.
+			"^↶ undid the last restore (checkpoint "})
 		if len(snap.DiffWindows) != 2 {
 			r.errorf("the diff's tab page has %d windows, want 2: %+v", len(snap.DiffWindows), snap.DiffWindows)
 		} else {
@@ -142,6 +147,42 @@ func TestNvimPluginCheckpoints(t *testing.T) {
 		}
 		if !strings.Contains(snap.Chat, "_"+restored+"_") {
 			r.errorf("the chat lacks the restore:\n%s", snap.Chat)
+		}
+
+		// The chat shows the conversation as the model has it: after the
+		// conversation's restore, none of the turn (its prompt back under
+		// "## Ask", to send again), the restores' reports kept; after the
+		// undo of that restore, the turn again.
+		shown, ask, _ := strings.Cut(snap.Chat, "\n## Ask")
+		for _, gone := range []string{"## You", pluginPrompt, "▸ edit a.txt", "## agentls"} {
+			if strings.Contains(shown, gone) {
+				r.errorf("after the conversation's restore the chat still shows %q:\n%s", gone, snap.Chat)
+			}
+		}
+		if !strings.Contains(shown, "the conversation is back to 0 message(s); the chat no longer shows the 1 turn(s) the agent forgot") {
+			r.errorf("the chat does not say it hides the turn:\n%s", snap.Chat)
+		}
+		if _, typed, _ := strings.Cut(ask, "\n"); strings.TrimSpace(typed) != pluginPrompt {
+			r.errorf("the prompt area holds %q, want the forgotten prompt %q", typed, pluginPrompt)
+		}
+		shown, _, _ = strings.Cut(snap.ChatUndone, "\n## Ask")
+		for _, back := range []string{"## You", pluginPrompt, "▸ edit a.txt", "_" + restored + "_",
+			"the chat shows again the 1 turn(s) the agent remembers again"} {
+			if !strings.Contains(shown, back) {
+				r.errorf("after the undo the chat lacks %q:\n%s", back, snap.ChatUndone)
+			}
+		}
+		if strings.Index(shown, "## You") > strings.Index(shown, "_"+restored+"_") {
+			r.errorf("after the undo the turn is not back in its place, above the restores:\n%s", snap.ChatUndone)
+		}
+		// A chat shown again by :AgentResume (from agentls.history, no turn
+		// ids) is rebuilt from the restored conversation: empty.
+		if !strings.Contains(snap.ChatResumed, "## You") {
+			r.errorf("the resumed chat lacks the turn:\n%s", snap.ChatResumed)
+		}
+		shown, _, _ = strings.Cut(snap.ChatRebuilt, "\n## Ask")
+		if strings.Contains(shown, "## You") || !strings.Contains(shown, "the conversation as the agent has it now") {
+			r.errorf("the resumed chat after the conversation's restore:\n%s", snap.ChatRebuilt)
 		}
 	})
 }

@@ -82,7 +82,7 @@ func registryOf(t *testing.T, f *fixture) *tools.Registry {
 // A rewind record puts the conversation back to what the records before
 // it made it, todos included; usage and turns count on; a later rewind
 // can bring the rewound part back (an undone restore). The transcript
-// unsays what was rewound.
+// unsays what was rewound, and says it again when the rewind is undone.
 func TestRewind(t *testing.T) {
 	rec := func(kind string, v any) agent.JournalRecord {
 		b, _ := json.Marshal(v)
@@ -112,7 +112,7 @@ func TestRewind(t *testing.T) {
 	}{
 		{"as it happened", journal, []string{"one", "a1", "two", "a2"}, 1, []string{"one", "a1", "two", "a2"}},
 		{"rewound to before turn 2", rewound, []string{"one", "a1"}, 0, []string{"one", "a1"}},
-		{"the rewind undone", undone, []string{"one", "a1", "two", "a2"}, 1, []string{"one", "a1"}},
+		{"the rewind undone", undone, []string{"one", "a1", "two", "a2"}, 1, []string{"one", "a1", "two", "a2"}},
 		{"then a new turn", append(append([]agent.JournalRecord{}, rewound...), msg(agent.RoleUser, "three")),
 			[]string{"one", "a1", "three"}, 0, []string{"one", "a1", "three"}},
 	} {

@@ -167,7 +167,6 @@ type Said struct {
 // it.
 func Transcript(records []JournalRecord) ([]Said, error) {
 	var out []Said
-	var from []int // the record of each message said
 	turn := ""
 	for i, rec := range records {
 		switch rec.Kind {
@@ -176,12 +175,17 @@ func Transcript(records []JournalRecord) ([]Said, error) {
 			if err := json.Unmarshal(rec.Data, &w); err != nil {
 				return nil, fmt.Errorf("session record %d (rewind): %w", i+1, err)
 			}
-			// What was said after the record rewound to is unsaid.
-			n := 0
-			for n < len(from) && from[n] < w.To {
-				n++
+			if w.To < 0 || w.To > i {
+				return nil, fmt.Errorf("session record %d (rewind): rewinds to record %d", i+1, w.To)
 			}
-			out, from = out[:n], from[:n]
+			// The conversation is what the first To records said (their own
+			// rewinds applied): an undone restore's rewind brings back what
+			// an earlier one unsaid.
+			back, err := Transcript(records[:w.To])
+			if err != nil {
+				return nil, err
+			}
+			out = back
 		case RecordTurn:
 			var t turnRecord
 			if err := json.Unmarshal(rec.Data, &t); err != nil {
@@ -194,7 +198,6 @@ func Transcript(records []JournalRecord) ([]Said, error) {
 				return nil, fmt.Errorf("session record %d (message): %w", i+1, err)
 			}
 			out = append(out, Said{TurnID: turn, Message: m})
-			from = append(from, i)
 		}
 	}
 	return out, nil

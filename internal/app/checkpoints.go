@@ -143,6 +143,10 @@ type CheckpointRestore struct {
 type ConversationRestore struct {
 	Records  int `json:"records"`
 	Messages int `json:"messages"`
+	// Turns are the turns the conversation holds now, oldest first (their
+	// ids, as events name them): an editor's chat shows these and hides
+	// the rest (docs/checkpoints.md).
+	Turns []string `json:"turns"`
 }
 
 // Text is the restore in words.
@@ -229,7 +233,22 @@ func (e *Env) rewind(ctx context.Context, st *store.Store, sessionID string, to 
 			return nil, err
 		}
 	}
-	return &ConversationRestore{Records: to, Messages: len(r.History)}, nil
+	said, err := agent.Transcript(recs)
+	if err != nil {
+		return nil, err
+	}
+	return &ConversationRestore{Records: to, Messages: len(r.History), Turns: turnsOf(said)}, nil
+}
+
+// turnsOf lists the turns of a conversation's messages, each once, in order.
+func turnsOf(said []agent.Said) []string {
+	turns := []string{}
+	for _, m := range said {
+		if m.TurnID != "" && (len(turns) == 0 || turns[len(turns)-1] != m.TurnID) {
+			turns = append(turns, m.TurnID)
+		}
+	}
+	return turns
 }
 
 // UndoRestore undoes the session's last restore (files, and the

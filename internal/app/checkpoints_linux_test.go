@@ -6,6 +6,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"sync"
 	"testing"
 
@@ -193,6 +194,11 @@ func TestCheckpointRestoreConversation(t *testing.T) {
 	if got := len(w.sess.History()); got != afterOne || r.Conversation == nil || r.Conversation.Messages != afterOne {
 		t.Errorf("conversation after restore: %d messages (%+v), want %d", got, r.Conversation, afterOne)
 	}
+	// The turns it holds, for an editor's chat: the first only.
+	one, two := w.sess.ID+"-t1", w.sess.ID+"-t2"
+	if r.Conversation == nil || !slices.Equal(r.Conversation.Turns, []string{one}) {
+		t.Errorf("turns after restore: %+v, want [%s]", r.Conversation, one)
+	}
 	if _, err := os.Stat(filepath.Join(w.root, "two.txt")); err == nil {
 		t.Error("two.txt is still there")
 	}
@@ -200,8 +206,12 @@ func TestCheckpointRestoreConversation(t *testing.T) {
 	if err != nil || len(stored.History) != afterOne {
 		t.Errorf("stored conversation: %d messages, %v; want %d", len(stored.History), err, afterOne)
 	}
-	if _, err := w.env.UndoRestore(ctx, w.sess.ID, w.sess.Session); err != nil {
+	u, err := w.env.UndoRestore(ctx, w.sess.ID, w.sess.Session)
+	if err != nil {
 		t.Fatal(err)
+	}
+	if u.Conversation == nil || !slices.Equal(u.Conversation.Turns, []string{one, two}) {
+		t.Errorf("turns after undo: %+v, want [%s %s]", u.Conversation, one, two)
 	}
 	if got := len(w.sess.History()); got != afterTwo {
 		t.Errorf("conversation after undo: %d messages, want %d", got, afterTwo)

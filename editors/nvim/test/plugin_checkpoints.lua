@@ -10,7 +10,10 @@
 -- conflict, their line kept, opened as a diff in a tab page. Last, in the
 -- chat, :AgentCheckpoints on the edit's tool call asks what to restore
 -- to before it (dismissed), and :AgentCheckpoints 1 conversation takes
--- the conversation back to before the edit's prompt. It records
+-- the conversation back to before the edit's prompt: the chat no longer
+-- shows the turn, its prompt back under "## Ask"; :AgentCheckpoints undo
+-- shows it again; after :AgentResume of the session (a chat from
+-- agentls.history) the same restore rebuilds the chat. It records
 -- the buffer, its 'modified', the disk and its mtime at each step, the
 -- selects, the messages, the transcript, the chat and the diff's windows.
 --
@@ -109,12 +112,27 @@ h.run_co(function(rec)
     return lines('the conversation is back to') >= 1
   end)
   snapshot('conversation')
+  rec.chat = h.text(chat)
+  -- Undone: the chat shows the turn again.
+  typed(':AgentCheckpoints undo<CR>', 'the undo of the conversation restore', function()
+    return lines('^↶ undid the last restore') >= 2
+  end)
+  rec.chat_undone = h.text(chat)
+  -- The chat shown again from the stored session (:AgentResume) knows no
+  -- turn ids: a restore of the conversation rebuilds it from
+  -- agentls.history.
+  local session = vim.api.nvim_buf_get_name(chat):match('^agentls://chat/(.+)$')
+  vim.cmd('AgentResume ' .. session)
+  h.wait(rec, 10000, function()
+    return h.text(chat):find('resumed session', 1, true) ~= nil
+  end, 'the resumed chat')
+  rec.chat_resumed = h.text(chat)
+  typed(':AgentCheckpoints 1 conversation<CR>', 'the resumed chat rebuilt after the restore', function()
+    local text = h.text(chat)
+    return text:find('the conversation as the agent has it now', 1, true) ~= nil and text:find('back to 0 message', 1, true) ~= nil
+  end)
+  rec.chat_rebuilt = h.text(chat)
   rec.selects = _G.agentls_test.selects
   rec.log = transcript.lines()
-  for _, b in ipairs(vim.api.nvim_list_bufs()) do
-    if vim.api.nvim_buf_get_name(b):match('^agentls://chat/') then
-      rec.chat = h.text(b)
-    end
-  end
   h.stop_plugin(rec)
 end, 50000)

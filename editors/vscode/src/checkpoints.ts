@@ -93,3 +93,30 @@ export function restoreText(r: RestoreReply, rel: (p: string) => string, undo: b
 export function diffable(c: { yours: { kind?: string }; checkpoint: { kind?: string } }): boolean {
   return c.yours.kind === 'file' || c.checkpoint.kind === 'file';
 }
+
+/** What a restore changed in the chat: the turns it hid and showed again, and the first hidden one's prompt. */
+export interface TurnsChange {
+  dropped: number;
+  back: number;
+  prompt?: string;
+}
+
+/**
+ * turnsText says what the chat shows after a restore of the conversation:
+ * the turns hidden (the agent no longer sees them) and those back.
+ */
+export function turnsText(t: TurnsChange): string {
+  const turns = (n: number) => `${n} turn${n === 1 ? '' : 's'}`;
+  const parts: string[] = [];
+  if (t.dropped) {
+    parts.push(
+      ` The chat no longer shows the ${turns(t.dropped)} the agent forgot` +
+        (t.prompt !== undefined ? '; the prompt is back in the box, to edit and send again' : '') +
+        '. Undo the last restore brings them back.',
+    );
+  }
+  if (t.back) {
+    parts.push(` The chat shows again the ${turns(t.back)} the agent remembers again.`);
+  }
+  return parts.join('');
+}

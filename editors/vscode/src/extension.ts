@@ -105,6 +105,8 @@ class Agentls implements vscode.Disposable, ChatActions {
       sessionId: () => this.chat.sessionId,
       notice: (level, text) => this.chat.addNotice(level, text),
       mark: (list) => this.chat.markCheckpoints(list),
+      showTurns: (turns) => this.chat.showTurns(turns),
+      retype: (prompt) => void this.chat.focusPrompt(prompt),
     });
     this.chat.connect(this);
     this.disposables.push(this.client, this.chat, this.asks, this.statusBar, this.editorContext, this.restore);
@@ -176,7 +178,7 @@ class Agentls implements vscode.Disposable, ChatActions {
 
   async ask(prompt: string, withContext: boolean): Promise<boolean> {
     const ctx = withContext ? this.pinned ?? this.editorContext.current() : undefined;
-    this.chat.addUser(prompt, ctx?.label);
+    const userId = this.chat.addUser(prompt, ctx?.label);
     const arg: AskArgs = { prompt };
     const sessionId = this.resume ? this.chat.sessionId : undefined;
     try {
@@ -186,6 +188,7 @@ class Agentls implements vscode.Disposable, ChatActions {
       this.pinned = undefined;
       this.chat.setSession(reply.sessionId);
       if (reply.turnId) {
+        this.chat.setTurn(userId, reply.turnId);
         this.state.onAsked(reply.turnId, reply.sessionId);
       }
       this.updateStatus();

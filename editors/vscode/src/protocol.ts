@@ -198,6 +198,9 @@ export interface RestoreReply {
   restored: string[] | null;
   conflicts: CheckpointConflict[] | null;
   skipped: Array<{ path: string; reason: string }> | null;
-  /** Set when the conversation was restored: the records it stands on, the messages the model sees. */
-  conversation?: { records: number; messages: number };
+  /**
+   * Set when the conversation was restored: the records it stands on, the
+   * messages the model sees, and the turns it holds (ids, oldest first).
+   */
+  conversation?: { records: number; messages: number; turns?: string[] };
 }

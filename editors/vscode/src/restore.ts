@@ -10,7 +10,7 @@ import * as fs from 'node:fs/promises';
 
 import * as vscode from 'vscode';
 
-import { diffable, hasRestore, restoreText, timeline, whatChoices } from './checkpoints';
+import { diffable, hasRestore, restoreText, timeline, type TurnsChange, turnsText, whatChoices } from './checkpoints';
 import { message } from './client';
 import type { Checkpoint, CheckpointConflict, CheckpointList, RestoreArgs, RestoreReply } from './protocol';
 import { serverCommand } from './protocol';
@@ -24,6 +24,10 @@ export interface RestoreHost {
   notice(level: 'info' | 'warning' | 'error', text: string): void;
   /** Marks the chat's steps with their checkpoints. */
   mark(list: Checkpoint[]): void;
+  /** Shows the turns the conversation holds (a restore's conversation.turns) and hides the rest. */
+  showTurns(turns: readonly string[]): TurnsChange;
+  /** Puts a prompt back in the chat's box (unless the person is typing there). */
+  retype(prompt: string): void;
 }
 
 /** The URI scheme of a checkpoint's version of a file in a diff (read-only, no language server). */
@@ -139,7 +143,13 @@ export class Restore implements vscode.Disposable {
     }
     const rel = (p: string) => vscode.workspace.asRelativePath(p, false);
     const said = restoreText(reply, rel, undo);
-    this.host.notice(said.level, said.text);
+    // The chat shows the conversation as the model has it now.
+    const turns = reply.conversation?.turns;
+    const shown = turns ? this.host.showTurns(turns) : undefined;
+    this.host.notice(said.level, said.text + (shown ? turnsText(shown) : ''));
+    if (shown?.prompt !== undefined) {
+      this.host.retype(shown.prompt);
+    }
     void this.refresh();
     const conflicts = (reply.conflicts ?? []).filter(diffable);
     for (const c of conflicts.slice(0, maxDiffs)) {

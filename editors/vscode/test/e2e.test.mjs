@@ -646,7 +646,7 @@ test('Review in the diff editor: one hunk of two accepted, the model told the ot
   );
 });
 
-test('Restore to here puts an unsaved buffer back through the editor: Ctrl+Z takes the restore back, the disk is never written; the timeline undoes a restore; a newer edit is kept and opened as a diff', { timeout: 180_000 }, async () => {
+test('Restore to here puts an unsaved buffer back through the editor: Ctrl+Z takes the restore back, the disk is never written; the timeline undoes a restore; a newer edit is kept and opened as a diff; a restore of the conversation takes the forgotten turn out of the chat, its prompt back in the box, and its undo shows it again', { timeout: 180_000 }, async () => {
   await withEditor(
     'checkpoint',
     async (ed) => {
@@ -725,6 +725,33 @@ test('Restore to here puts an unsaved buffer back through the editor: Ctrl+Z tak
 
       assert.equal(disk(), notes, 'the disk was written behind the editor');
       assert.equal(fs.statSync(file).mtimeMs, mtime, 'notes.txt was touched');
+
+      // The conversation: back to before the turn's prompt. The chat shows
+      // what the model sees: the turn leaves the view, its prompt goes back
+      // in the box, and undoing the restore shows the turn again.
+      const said = ed.entries('user', 'Capitalise the first line of notes.txt');
+      const turnEntries = ed.chat().locator('#log .entry:not(.notice):visible');
+      const shown = await turnEntries.count();
+      assert.ok(shown >= 4, `the turn shows (prompt, steps, answer, end): ${shown} entries`);
+      await ed.page.keyboard.press('Escape');
+      await restore.click();
+      await rows.filter({ hasText: "The agent forgets this step's prompt" }).click();
+      const forgot = ed.entries('notice', 'the conversation is back to 0 messages');
+      await forgot.waitFor();
+      assert.match(await forgot.innerText(), /no longer shows the 1 turn the agent forgot; the prompt is back in the box/);
+      await said.waitFor({ state: 'hidden' });
+      await step.waitFor({ state: 'hidden' });
+      assert.equal(await turnEntries.count(), 0, 'an entry of the forgotten turn is still shown');
+      assert.ok((await ed.entries('notice', 'Restored to checkpoint 1').filter({ hasText: 'put back notes.txt' }).count()) > 0, "the restores' reports stay");
+      await waitFor('the prompt back in the box', async () => (await ed.chat().locator('#prompt').inputValue()) === 'Capitalise the first line of notes.txt');
+      await ed.screenshot('6-conversation-restored');
+      await ed.chat().locator('#prompt').fill('');
+      await ed.runCommand('agentls: Undo the Last Restore');
+      await ed.entries('notice', 'Undid the last restore').filter({ hasText: 'shows again the 1 turn' }).waitFor();
+      await said.waitFor();
+      await step.waitFor();
+      assert.equal(await turnEntries.count(), shown, 'the undo brought back every entry of the turn');
+      assert.equal(disk(), notes, 'a restore of the conversation wrote a file');
     },
     // code-server saves after a delay by default: off, so the buffer keeps its unsaved change.
     { 'agentls.permissions.mode': 'auto', 'files.autoSave': 'off' },

@@ -104,7 +104,7 @@ function upsert(entries: Entry[], order?: string[]): void {
       log.appendChild(n);
     }
   }
-  byId('empty').hidden = nodes.size > 0;
+  byId('empty').hidden = [...nodes.values()].some((n) => !n.hidden);
   if (stick) {
     log.scrollTop = log.scrollHeight;
   }

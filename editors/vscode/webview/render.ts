@@ -75,6 +75,8 @@ export function renderEntry(e: Entry, act: RenderActions): HTMLElement {
   const node = draw(e, act);
   node.dataset.id = e.id;
   node.dataset.kind = e.kind;
+  // Out of the conversation (a restore): hidden until an undo brings it back.
+  node.hidden = !!e.dropped;
   return node;
 }
 

@@ -87,11 +87,17 @@ local function put(chat, b, next_mark)
   follow(wins)
 end
 
+-- next_of is the mark after block b's lines: the next block shown, else
+-- the footer.
 local function next_of(chat, b)
   for i, x in ipairs(chat.blocks) do
     if x == b then
-      local n = chat.blocks[i + 1]
-      return n and n.mark or footer(chat)
+      for j = i + 1, #chat.blocks do
+        if chat.blocks[j].mark then
+          return chat.blocks[j].mark
+        end
+      end
+      return footer(chat)
     end
   end
   return footer(chat)
@@ -102,9 +108,12 @@ local function add(chat, b)
   put(chat, b)
   return b
 end
+local add_block = add
 
 local function update(chat, b)
-  put(chat, b, next_of(chat, b))
+  if not b.hidden then
+    put(chat, b, next_of(chat, b))
+  end
 end
 
 local function name_of(key)
@@ -123,11 +132,9 @@ local function setup_window(chat, win)
   vim.api.nvim_win_call(win, function()
     vim.cmd('silent! normal! zE')
   end)
-  for i, b in ipairs(chat.blocks) do
-    if b.fold then
-      local n = chat.blocks[i + 1]
-      local to = row(chat, n and n.mark or footer(chat))
-      fold(win, row(chat, b.mark) + 1, to)
+  for _, b in ipairs(chat.blocks) do
+    if b.fold and b.mark then
+      fold(win, row(chat, b.mark) + 1, row(chat, next_of(chat, b)))
     end
   end
 end
@@ -206,11 +213,12 @@ function M.by_buf(buf)
   end
 end
 
---- you adds what was asked to the client's chat.
-function M.you(client_id, prompt, where)
+--- you adds what was asked to the client's chat; turn is the turn it
+--- started (agentls.ask's reply).
+function M.you(client_id, prompt, where, turn)
   local chat = M.of(client_id)
   chat.stream, chat.thinking = nil, nil
-  add(chat, { kind = 'you', prompt = prompt, where = where })
+  add(chat, { kind = 'you', prompt = prompt, where = where, turn = turn })
 end
 
 -- tool_block finds a tool call's block.
@@ -223,13 +231,13 @@ local function pending_tool(chat, name)
   end
 end
 
-local function stream(chat, field, kind, text, whole)
+local function stream(chat, field, kind, text, whole, turn)
   local b = chat[field]
   if b then
     b.text = whole and text or (b.text .. text)
     update(chat, b)
   elseif util.present(text) then
-    b = add(chat, { kind = kind, text = text, fold = kind == 'thinking' })
+    b = add(chat, { kind = kind, text = text, fold = kind == 'thinking', turn = turn })
   end
   chat[field] = (not whole) and b or nil
 end
@@ -244,19 +252,25 @@ function M.event(ev, client_id)
   end
   local chat = M.of(client_id)
   local t = ev.type
+  local turn = util.present(ev.turn_id) and ev.turn_id or nil
+  -- The turn's blocks name it: a restore of the conversation hides them.
+  local function add(c, b)
+    b.turn = turn
+    return add_block(c, b)
+  end
   if t == 'turn_start' then
     chat.stream, chat.thinking = nil, nil
     add(chat, { kind = 'heading', model = ev.model })
   elseif t == 'model' then
     add(chat, { kind = 'notice', text = tostring(ev.message or ('model: ' .. tostring(ev.model))) })
   elseif t == 'text_delta' then
-    stream(chat, 'stream', 'text', tostring(ev.text or ''), false)
+    stream(chat, 'stream', 'text', tostring(ev.text or ''), false, turn)
   elseif t == 'text' then
-    stream(chat, 'stream', 'text', tostring(ev.text or ''), true)
+    stream(chat, 'stream', 'text', tostring(ev.text or ''), true, turn)
   elseif t == 'thinking_delta' then
-    stream(chat, 'thinking', 'thinking', tostring(ev.text or ''), false)
+    stream(chat, 'thinking', 'thinking', tostring(ev.text or ''), false, turn)
   elseif t == 'thinking' then
-    stream(chat, 'thinking', 'thinking', tostring(ev.text or ''), true)
+    stream(chat, 'thinking', 'thinking', tostring(ev.text or ''), true, turn)
   elseif t == 'tool_call' then
     chat.stream, chat.thinking = nil, nil
     local b = add(chat, { kind = 'tool', fold = true, id = ev.id, name = ev.name, title = ev.title })
@@ -323,8 +337,9 @@ function M.notice(client_id, text)
 end
 
 --- history shows a stored session's turns (agentls.history's entries) in
---- its chat, which becomes the client's: the next prompt continues it.
-function M.history(client_id, session, entries)
+--- its chat, which becomes the client's: the next prompt continues it;
+--- head is the line above them.
+function M.history(client_id, session, entries, head)
   local chat = bind(client_id, session)
   for _, b in ipairs(vim.tbl_values(chat.blocks)) do
     if b.mark then
@@ -334,7 +349,7 @@ function M.history(client_id, session, entries)
   chat.blocks, chat.by_mark, chat.by_tool, chat.stream, chat.thinking = {}, {}, {}, nil, nil
   local at = row(chat, footer(chat))
   vim.api.nvim_buf_set_lines(chat.buf, 0, at, false, {})
-  add(chat, { kind = 'notice', text = 'resumed session ' .. session .. ': its earlier turns' })
+  add(chat, { kind = 'notice', text = head or ('resumed session ' .. session .. ': its earlier turns') })
   local tool
   for _, e in ipairs(util.list(entries, function(e)
     return type(e) == 'table' and e or nil
@@ -354,6 +369,73 @@ function M.history(client_id, session, entries)
     end
   end
   return chat
+end
+
+-- redraw puts the chat's blocks that are not hidden in its buffer again,
+-- in order, with their folds (after a restore hid or showed some).
+local function redraw(chat)
+  for _, b in ipairs(chat.blocks) do
+    if b.mark then
+      pcall(vim.api.nvim_buf_del_extmark, chat.buf, ns, b.mark)
+      b.mark = nil
+    end
+  end
+  chat.by_mark = {}
+  vim.api.nvim_buf_set_lines(chat.buf, 0, row(chat, footer(chat)), false, {})
+  for _, b in ipairs(chat.blocks) do
+    if not b.hidden then
+      put(chat, b)
+    end
+  end
+end
+
+--- knows_turns tells whether every prompt of client id's chat names its
+--- turn (a chat shown again from agentls.history on resume does not).
+function M.knows_turns(client_id)
+  for _, b in ipairs(M.of(client_id).blocks) do
+    if b.kind == 'you' and not b.turn then
+      return false
+    end
+  end
+  return true
+end
+
+--- show_turns shows the turns of client id's chat that the conversation
+--- holds (a restore's conversation.turns) and hides the others, so the
+--- chat shows what the model sees; blocks of no turn (a restore's
+--- report) stay. The first prompt hidden goes back in an empty prompt
+--- area. Returns the number of turns hidden and shown again, and that
+--- prompt.
+function M.show_turns(client_id, turns)
+  local chat = M.of(client_id)
+  local held = {}
+  for _, t in ipairs(turns) do
+    held[t] = true
+  end
+  local dropped, back, seen, prompt = 0, 0, {}, nil
+  for _, b in ipairs(chat.blocks) do
+    if b.turn then
+      local hide = not held[b.turn]
+      if (b.hidden == true) ~= hide then
+        b.hidden = hide or nil
+        if not seen[b.turn] then
+          seen[b.turn] = true
+          dropped, back = dropped + (hide and 1 or 0), back + (hide and 0 or 1)
+        end
+        if hide and b.kind == 'you' and not prompt then
+          prompt = b.prompt
+        end
+      end
+    end
+  end
+  if dropped + back > 0 then
+    chat.stream, chat.thinking = nil, nil
+    redraw(chat)
+  end
+  if prompt and M.prompt(chat) == '' then
+    vim.api.nvim_buf_set_lines(chat.buf, row(chat, chat.prompt_mark) + 1, -1, false, util.split(prompt))
+  end
+  return dropped, back, prompt
 end
 
 --- prompt returns the text typed in the prompt area.

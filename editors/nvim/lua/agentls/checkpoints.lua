@@ -17,16 +17,6 @@ local M = {}
 -- max_diffs bounds the diff tabs one restore opens; the rest are named.
 M.max_diffs = 5
 
--- with_client runs fn(id) with the current buffer's client.
-local function with_client(fn)
-  local id = client.current()
-  if not id then
-    util.notify('agentls: no agentls server for this buffer: open a file of your project first', vim.log.levels.ERROR)
-    return
-  end
-  fn(id)
-end
-
 -- args are the commands' argument object: the client's session when the
 -- plugin knows it (a resumed one too), else the server's default.
 local function args(id, extra)
@@ -144,13 +134,43 @@ local function report(id, result, undo)
     line = line .. string.format('; the conversation is back to %s message(s)', tostring(result.conversation.messages))
   end
   transcript.add({ line })
-  chat.notice(id, (line:gsub('^↶ ', '')))
+  M.show_conversation(id, type(result.conversation) == 'table' and result.conversation.turns, (line:gsub('^↶ ', '')))
   local opened = 0
   for _, c in ipairs(conflicts) do
     if opened < M.max_diffs and M.diff(vim.tbl_extend('keep', { to = result.to }, c), root) then
       opened = opened + 1
     end
   end
+end
+
+--- show_conversation makes client id's chat show the conversation as
+--- the model has it after a restore: turns, the turns it holds (nil: the
+--- restore left the conversation alone), are shown and the others
+--- hidden; said, the restore's report, goes last, with what the chat
+--- hides or shows again. A chat shown again on resume (whose prompts do
+--- not name their turns) is rebuilt from agentls.history instead.
+function M.show_conversation(id, turns, said)
+  if type(turns) ~= 'table' then
+    return chat.notice(id, said)
+  end
+  if not chat.knows_turns(id) and util.present(state.sessions[id]) then
+    local session = state.sessions[id]
+    return rpc.command(id, 'agentls.history', { sessionId = session }, nil, function(err, result)
+      if not err then
+        chat.history(id, session, (result or {}).entries, 'the conversation as the agent has it now')
+      end
+      chat.notice(id, said)
+    end)
+  end
+  local dropped, back, prompt = chat.show_turns(id, turns)
+  if dropped > 0 then
+    said = said .. string.format('; the chat no longer shows the %d turn(s) the agent forgot (%s:AgentCheckpoints undo brings them back)',
+      dropped, prompt and 'the prompt is back under "## Ask"; ' or '')
+  end
+  if back > 0 then
+    said = said .. string.format('; the chat shows again the %d turn(s) the agent remembers again', back)
+  end
+  chat.notice(id, said)
 end
 
 --- restore sends agentls.restoreCheckpoint: {checkpoint = N, what = …} or
@@ -207,7 +227,7 @@ end
 --- restored after asking what (:AgentCheckpoints). In the chat, on a tool
 --- call that has a checkpoint, it asks what at once ("restore to here").
 function M.pick()
-  with_client(function(id)
+  client.with_current(function(id)
     M.list(id, function(list)
       if #list == 0 then
         util.notify('agentls: no checkpoints yet: one is taken before every step of the agent that may change files')
@@ -251,7 +271,7 @@ function M.command(arg)
     return M.pick()
   end
   if words[1] == 'undo' then
-    return with_client(function(id)
+    return client.with_current(function(id)
       M.restore(id, { undo = true })
     end)
   end
@@ -261,7 +281,7 @@ function M.command(arg)
     util.notify('agentls: :AgentCheckpoints [undo | {id} [files|conversation|both]]', vim.log.levels.ERROR)
     return
   end
-  with_client(function(id)
+  client.with_current(function(id)
     M.list(id, function(list)
       for n, c in ipairs(list) do
         if c.id == want then

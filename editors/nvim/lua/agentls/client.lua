@@ -360,4 +360,15 @@ function M.current()
   return only
 end
 
+--- with_current runs fn(id) with the client a command goes to (M.current),
+--- or says there is none: the commands' common start.
+function M.with_current(fn)
+  local id = M.current()
+  if not id then
+    notify('agentls: no agentls server for this buffer: open a file of your project first', vim.log.levels.ERROR)
+    return
+  end
+  return fn(id)
+end
+
 return M

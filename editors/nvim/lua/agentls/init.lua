@@ -139,7 +139,7 @@ function M.ask(prompt, opts)
     end
     result = result or {}
     chat.session_started(id, result.sessionId)
-    chat.you(id, prompt, where)
+    chat.you(id, prompt, where, result.turnId)
     local turn = result.turnId
     if turn then
       state.last_turn[id] = turn

@@ -7,16 +7,6 @@ local util = require('agentls.util')
 
 local M = {}
 
--- with_client runs fn(id) with the current buffer's client.
-local function with_client(fn)
-  local id = client.current()
-  if not id then
-    util.notify('agentls: no agentls server for this buffer: open a file of your project first', vim.log.levels.ERROR)
-    return
-  end
-  fn(id)
-end
-
 --- set switches client id's conversation to spec ("provider:model").
 function M.set(id, spec)
   rpc.command(id, 'agentls.setModel', { model = spec }, nil, function(err, result)
@@ -38,7 +28,7 @@ end
 --- choose switches to spec, or without one offers the models agentls
 --- knows (vim.ui.select) and switches to the one chosen (:AgentModel).
 function M.choose(spec)
-  with_client(function(id)
+  client.with_current(function(id)
     if util.present(spec) then
       return M.set(id, vim.trim(spec))
     end

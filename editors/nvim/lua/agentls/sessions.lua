@@ -11,20 +11,10 @@ local util = require('agentls.util')
 
 local M = {}
 
--- with_client runs fn(id) with the current buffer's client.
-local function with_client(fn)
-  local id = client.current()
-  if not id then
-    util.notify('agentls: no agentls server for this buffer: open a file of your project first', vim.log.levels.ERROR)
-    return
-  end
-  fn(id)
-end
-
 --- list calls on_list(id, sessions) with the stored sessions, most recent
 --- first ({id, title, updated, current}).
 function M.list(on_list)
-  with_client(function(id)
+  client.with_current(function(id)
     rpc.command(id, 'agentls.sessions', vim.empty_dict(), nil, function(err, result)
       if err then
         util.notify('agentls: ' .. tostring(err.message), vim.log.levels.ERROR)
@@ -77,7 +67,7 @@ end
 --- recent that is not the current one (:AgentResume [id]).
 function M.resume_latest(session, mods)
   if util.present(session) then
-    with_client(function(id)
+    client.with_current(function(id)
       M.resume(id, session, mods)
     end)
     return

@@ -8,7 +8,7 @@ import type { AgentEvent } from '../events';
 import type { AskEntry, Entry, NoticeEntry } from './entries';
 import type { ChatStatus, FromView } from './messages';
 import { ChatStore } from './store';
-import { Transcript } from './transcript';
+import { Transcript, type TurnsShown } from './transcript';
 import { ChatView } from './view';
 
 /** What the chat asks the extension to do. */
@@ -80,8 +80,23 @@ export class Chat implements vscode.Disposable {
     this.changed(this.transcript.onEvent(e));
   }
 
-  addUser(text: string, context?: string): void {
-    this.changed([this.transcript.addUser(text, context)]);
+  /** Adds a prompt; returns its entry's id (setTurn names its turn once the server started it). */
+  addUser(text: string, context?: string): string {
+    const e = this.transcript.addUser(text, context);
+    this.changed([e]);
+    return e.id;
+  }
+
+  setTurn(userId: string, turnId: string): void {
+    this.transcript.setTurn(userId, turnId);
+    this.saveSoon();
+  }
+
+  /** Shows the turns the conversation holds after a restore and hides the rest (Transcript.showTurns). */
+  showTurns(turns: readonly string[]): Omit<TurnsShown, 'changed'> {
+    const { changed, ...shown } = this.transcript.showTurns(turns);
+    this.changed(changed);
+    return shown;
   }
 
   addNotice(level: NoticeEntry['level'], text: string): void {

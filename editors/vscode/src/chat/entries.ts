@@ -6,18 +6,28 @@
 
 import type { Choice } from '../protocol';
 
-export interface UserEntry {
-  kind: 'user';
+/** What every entry has. */
+interface Base {
   id: string;
+  /**
+   * Its turn is not in the conversation any more (a checkpoint's restore
+   * took it out): the view hides it, and an undone restore shows it again.
+   */
+  dropped?: boolean;
+}
+
+export interface UserEntry extends Base {
+  kind: 'user';
+  /** The turn the prompt started (agentls.ask's reply). */
+  turnId?: string;
   text: string;
   /** The file (and lines) that went with the prompt, for the label. */
   context?: string;
 }
 
-export interface TextEntry {
+export interface TextEntry extends Base {
   /** assistant: the answer (markdown); thinking: the model's reasoning. */
   kind: 'assistant' | 'thinking';
-  id: string;
   turnId?: string;
   text: string;
   /** More text is coming (text_delta) until the step's whole text arrives. */
@@ -26,9 +36,8 @@ export interface TextEntry {
 
 export type ToolStatus = 'running' | 'ok' | 'failed' | 'denied' | 'stopped';
 
-export interface ToolEntry {
+export interface ToolEntry extends Base {
   kind: 'tool';
-  id: string;
   turnId?: string;
   callId?: string;
   name: string;
@@ -50,9 +59,8 @@ export interface ToolEntry {
 }
 
 /** A question waiting for the person, shown inline with its choices. */
-export interface AskEntry {
+export interface AskEntry extends Base {
   kind: 'ask';
-  id: string;
   /** permission: agentls/ask or a server message; review: agentls/review; question: the question tool. */
   askKind: 'permission' | 'review' | 'question';
   message: string;
@@ -70,20 +78,20 @@ export interface AskEntry {
   outcome?: string;
 }
 
-export interface NoticeEntry {
+export interface NoticeEntry extends Base {
   kind: 'notice';
-  id: string;
   level: 'info' | 'warning' | 'error';
   text: string;
   /** A VS Code setting the notice names: the view offers Open Settings. */
   setting?: string;
   /** The prompt of the turn that failed: the view offers Retry, which sends it again. */
   retry?: string;
+  /** The turn whose event it tells (none: the extension's own, a restore's report, which stays in view). */
+  turnId?: string;
 }
 
-export interface TurnEntry {
+export interface TurnEntry extends Base {
   kind: 'turn';
-  id: string;
   turnId?: string;
   reason: string;
   /** "1,234 tokens in, 56 out". */
@@ -96,9 +104,8 @@ export interface Todo {
   active_form?: string;
 }
 
-export interface TodosEntry {
+export interface TodosEntry extends Base {
   kind: 'todos';
-  id: string;
   turnId?: string;
   todos: Todo[];
   message?: string;

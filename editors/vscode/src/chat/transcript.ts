@@ -11,6 +11,17 @@ export const maxEntries = 500;
 /** Longest tool output kept in storage (the live view has all of it). */
 export const maxStoredOutput = 64 * 1024;
 
+/** What showTurns changed: the entries, and in turns, what the chat hides and shows again. */
+export interface TurnsShown {
+  changed: Entry[];
+  /** Turns hidden now (the conversation does not hold them any more). */
+  dropped: number;
+  /** Turns shown again (an undone restore brought them back). */
+  back: number;
+  /** The prompt of the first turn hidden now, to type again. */
+  prompt?: string;
+}
+
 /** The VS Code settings an error may name; the view offers to open them. */
 const settingNames = ['agentls.model', 'agentls.path', 'agentls.permissions.mode'];
 
@@ -77,9 +88,60 @@ export class Transcript {
     return this.push({ kind: 'user', id: this.id(), text, context });
   }
 
-  addNotice(level: NoticeEntry['level'], text: string): NoticeEntry {
+  addNotice(level: NoticeEntry['level'], text: string, turnId?: string): NoticeEntry {
     const setting = settingNames.find((s) => text.includes(s));
-    return this.push({ kind: 'notice', id: this.id(), level, text, ...(setting ? { setting } : {}) });
+    return this.push({ kind: 'notice', id: this.id(), level, text, ...(setting ? { setting } : {}), ...(turnId ? { turnId } : {}) });
+  }
+
+  /** Names the turn a prompt started (agentls.ask's reply), so a restore can find it. */
+  setTurn(userId: string, turnId: string): void {
+    const e = this.get(userId);
+    if (e?.kind === 'user') {
+      e.turnId = turnId;
+    }
+  }
+
+  /**
+   * Shows the turns the conversation holds (a restore's conversation.turns,
+   * oldest first) and hides the others, so the chat shows what the model
+   * sees. A turn is its prompt and what came after it up to the next
+   * prompt, except the extension's own notices (a restore's report stays
+   * in view); a prompt whose turn is unknown (it failed to start) is left
+   * as it is.
+   */
+  showTurns(turns: readonly string[]): TurnsShown {
+    const held = new Set(turns);
+    const out: TurnsShown = { changed: [], dropped: 0, back: 0 };
+    for (const g of groups(this.list)) {
+      if (!g.turn) {
+        continue;
+      }
+      const drop = !held.has(g.turn);
+      let changed = false;
+      for (const e of g.entries) {
+        if (e.kind === 'notice' && !e.turnId) {
+          continue;
+        }
+        if (!!e.dropped !== drop) {
+          if (drop) {
+            e.dropped = true;
+          } else {
+            delete e.dropped;
+          }
+          out.changed.push(e);
+          changed = true;
+        }
+      }
+      if (changed && drop) {
+        out.dropped++;
+        if (out.prompt === undefined && g.entries[0]?.kind === 'user') {
+          out.prompt = g.entries[0].text;
+        }
+      } else if (changed) {
+        out.back++;
+      }
+    }
+    return out;
   }
 
   /** Shows a question; its id is the ask's own (agentls/ask's id). */
@@ -137,7 +199,7 @@ export class Transcript {
       case 'error': {
         // A failed turn (the model's server down, a bad key) keeps its
         // prompt: the notice offers Retry. A subagent's error is its own.
-        const n = this.addNotice('error', e.message ?? 'error');
+        const n = this.addNotice('error', e.message ?? 'error', e.turn_id);
         const prompt = e.parent_id ? undefined : this.lastPrompt();
         if (prompt !== undefined) {
           n.retry = prompt;
@@ -145,13 +207,13 @@ export class Transcript {
         return [n];
       }
       case 'warning':
-        return [this.addNotice('warning', e.message ?? '')];
+        return [this.addNotice('warning', e.message ?? '', e.turn_id)];
       case 'compaction':
-        return [this.addNotice('info', `Conversation compacted: ${e.message ?? ''}`.trim())];
+        return [this.addNotice('info', `Conversation compacted: ${e.message ?? ''}`.trim(), e.turn_id)];
       case 'instructions':
-        return [this.addNotice('info', instructionsNotice(e.files ?? []))];
+        return [this.addNotice('info', instructionsNotice(e.files ?? []), e.turn_id)];
       case 'model':
-        return [this.addNotice('info', e.message || `model: ${e.model ?? '?'}`)];
+        return [this.addNotice('info', e.message || `model: ${e.model ?? '?'}`, e.turn_id)];
       case 'turn_end':
         return this.onTurnEnd(e);
       default:
@@ -320,6 +382,28 @@ export class Transcript {
   private id(): string {
     return `e${this.nextId++}`;
   }
+}
+
+/**
+ * groups splits a transcript into turns: each prompt with what follows it
+ * up to the next one (what precedes the first prompt is a group of its
+ * own). A group's turn is its prompt's, else that of its first entry of
+ * the agent's own (a subagent's entries name the subagent).
+ */
+function groups(list: readonly Entry[]): Array<{ turn?: string; entries: Entry[] }> {
+  const out: Array<{ turn?: string; entries: Entry[] }> = [];
+  let g: { turn?: string; entries: Entry[] } | undefined;
+  for (const e of list) {
+    if (e.kind === 'user' || !g) {
+      g = { turn: e.kind === 'user' ? e.turnId : undefined, entries: [] };
+      out.push(g);
+    }
+    g.entries.push(e);
+    if (!g.turn && e.kind !== 'user' && 'turnId' in e && e.turnId && !(e.kind === 'tool' && e.parentId)) {
+      g.turn = e.turnId;
+    }
+  }
+  return out;
 }
 
 function isOpenAsk(e: Entry): boolean {

@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 
-import { diffable, hasRestore, restoreText, timeline, whatChoices } from '../../src/checkpoints';
+import { diffable, hasRestore, restoreText, timeline, turnsText, whatChoices } from '../../src/checkpoints';
 import type { ToolEntry } from '../../src/chat/entries';
 import { Transcript } from '../../src/chat/transcript';
 import type { Checkpoint, RestoreReply } from '../../src/protocol';
@@ -88,4 +88,74 @@ test('diffable: a conflict opens as a diff when a file is on one side at least',
   assert.equal(diffable({ yours: { kind: 'file' }, checkpoint: { kind: '' } }), true);
   assert.equal(diffable({ yours: {}, checkpoint: { kind: 'file' } }), true);
   assert.equal(diffable({ yours: { kind: 'link' }, checkpoint: { kind: 'dir' } }), false);
+});
+
+// Three turns: the first prompt's turn named by agentls.ask's reply, the
+// second by its events only (a chat stored before prompts had turn ids),
+// the third with a subagent's call and an error; a prompt that failed to
+// start, and the extension's own notices in between.
+function threeTurns(): Transcript {
+  const t = new Transcript();
+  const u1 = t.addUser('one').id;
+  t.setTurn(u1, 's1-t1');
+  t.onEvent({ ...t1, type: 'text', text: 'a1' });
+  t.onEvent({ ...t1, type: 'turn_end', reason: 'completed' });
+  t.addUser('two');
+  t.onEvent({ ...t2, type: 'tool_call', id: 'call_1', name: 'bash', title: 'bash make' });
+  t.onEvent({ ...t2, type: 'tool_result', id: 'call_1', name: 'bash', content: 'ok' });
+  t.onEvent({ ...t2, type: 'turn_end', reason: 'completed' });
+  t.addNotice('info', 'Restored to checkpoint 7: no file changed.');
+  t.addUser('never started');
+  t.addNotice('error', 'no model configured');
+  const u3 = t.addUser('three').id;
+  t.setTurn(u3, 's1-t3');
+  t.onEvent({ session_id: 's1', turn_id: 's1-t3-sub', parent_id: 'call_9', type: 'tool_call', id: 'call_s', name: 'view', title: 'view a' });
+  t.onEvent({ session_id: 's1', turn_id: 's1-t3', type: 'error', message: 'the model is down' });
+  return t;
+}
+
+const visible = (t: Transcript) => t.entries.filter((e) => !e.dropped).map((e) => (e.kind === 'user' || e.kind === 'notice' || e.kind === 'assistant' ? `${e.kind}:${e.text}` : e.kind));
+
+test('showTurns: the chat shows the turns the conversation holds; a restore\'s report, a prompt that never started stay', () => {
+  const t = threeTurns();
+  const all = visible(t);
+  const r = t.showTurns(['s1-t1']);
+  assert.equal(r.dropped, 2);
+  assert.equal(r.back, 0);
+  assert.equal(r.prompt, 'two', 'the first prompt the agent forgot, to type again');
+  assert.deepEqual(visible(t), [
+    'user:one', 'assistant:a1', 'turn',
+    'notice:Restored to checkpoint 7: no file changed.',
+    'user:never started', 'notice:no model configured',
+  ]);
+  assert.ok(r.changed.every((e) => e.dropped), 'only the entries hidden changed');
+  assert.equal(r.changed.length, 6, 'two: its prompt, call (with its result), turn end; three: its prompt, subagent call, error');
+  // Nothing more to hide: nothing changes.
+  assert.deepEqual(t.showTurns(['s1-t1']), { changed: [], dropped: 0, back: 0 });
+  // The restore undone: everything is back.
+  const u = t.showTurns(['s1-t1', 's1-t2', 's1-t3']);
+  assert.equal(u.back, 2);
+  assert.equal(u.dropped, 0);
+  assert.equal(u.prompt, undefined);
+  assert.deepEqual(visible(t), all);
+  // Back to before the first prompt: the whole conversation goes.
+  const z = t.showTurns([]);
+  assert.equal(z.dropped, 3);
+  assert.equal(z.prompt, 'one');
+  assert.deepEqual(visible(t), ['notice:Restored to checkpoint 7: no file changed.', 'user:never started', 'notice:no model configured']);
+});
+
+test('showTurns: the hidden entries are stored as hidden (a reload keeps the chat as the model has it)', () => {
+  const t = threeTurns();
+  t.showTurns(['s1-t1', 's1-t3']);
+  const again = new Transcript(JSON.parse(JSON.stringify(t.stored())));
+  assert.deepEqual(visible(again), visible(t));
+  assert.ok(!visible(again).includes('user:two'));
+});
+
+test('turnsText: the turns hidden and the prompt back in the box; the turns shown again', () => {
+  assert.equal(turnsText({ dropped: 0, back: 0 }), '');
+  assert.match(turnsText({ dropped: 2, back: 0, prompt: 'two' }), /no longer shows the 2 turns the agent forgot; the prompt is back in the box.*Undo the last restore brings them back/);
+  assert.match(turnsText({ dropped: 1, back: 0 }), /the 1 turn the agent forgot\. Undo/);
+  assert.match(turnsText({ dropped: 0, back: 1 }), /shows again the 1 turn the agent remembers again/);
 });
