@@ -166,7 +166,8 @@ func TestWritesStayInside(t *testing.T) {
 }
 
 // TestSecretsStayHidden: keys, credentials and tokens in the home folder
-// and the environment do not reach a confined program.
+// and the environment, and files in other users' homes (and /root), do
+// not reach a confined program.
 func TestSecretsStayHidden(t *testing.T) {
 	f := newFixture(t, false, nil)
 	for _, script := range []string{
@@ -198,6 +199,45 @@ func TestSecretsStayHidden(t *testing.T) {
 	if b, err := os.ReadFile(f.home + "/.ssh/id_rsa"); err != nil || string(b) != planted {
 		t.Fatalf("agentls's own process lost access: %v", err)
 	}
+	t.Run("other users' homes unreadable", func(t *testing.T) {
+		// A throwaway home of another user, and one in /root (the real
+		// HOME of root, while the fixture's HOME is a throwaway), each
+		// with a world-readable secret: only the sandbox stands between.
+		if os.Geteuid() != 0 {
+			t.Skip("planting folders in /home and /root needs root (the sandbox tests run as root)")
+		}
+		for _, parent := range []string{"/home", "/root"} {
+			dir, err := os.MkdirTemp(parent, "agentls-test-other-")
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { os.RemoveAll(dir) })
+			if err := os.Chmod(dir, 0o755); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(dir+"/secret", []byte(planted), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			if b, err := os.ReadFile(dir + "/secret"); err != nil || string(b) != planted {
+				t.Fatalf("the test cannot read its own plant %s: %v", dir, err)
+			}
+			for _, script := range []string{
+				"cat " + dir + "/secret",
+				"head -c 100 " + dir + "/secret",
+				"cd " + dir + " && cat secret",
+				"cat /proc/self/root" + dir + "/secret",
+				"grep -r PLANTED " + dir,
+				"cp " + dir + "/secret copied && cat copied",
+				"ls -la " + dir,
+				"python3 -c \"print(open('" + dir + "/secret').read())\"",
+			} {
+				out, code := f.sh(t, script)
+				if code == 0 || strings.Contains(out, planted) {
+					t.Errorf("%q: exit %d:\n%s", script, code, out)
+				}
+			}
+		}
+	})
 }
 
 // TestSignalsAndProcesses: a confined program cannot signal or read

@@ -172,23 +172,35 @@ func TestBashSandboxProxyAsks(t *testing.T) {
 
 // TestBashSandboxBuildsUnasked: in smart mode a known build or test
 // command runs without asking in a trusted workspace when commands are
-// confined — go test, npm test, pytest, make test on sample projects,
-// really run — and is asked in approve mode, in an untrusted workspace or
-// without a sandbox.
+// confined — go test, npm test, npm run build, pytest, make test, make
+// lint, cargo test on sample projects, really run — and is asked in
+// approve mode, in an untrusted workspace or without a sandbox. The
+// scripts also try to write outside the workspace (the folder above it):
+// the kernel refuses, the build goes on, nothing lands.
 func TestBashSandboxBuildsUnasked(t *testing.T) {
-	for _, prog := range []string{"go", "npm", "pytest", "make"} {
+	for _, prog := range []string{"go", "npm", "pytest", "make", "cargo"} {
 		if _, err := exec.LookPath(prog); err != nil {
-			t.Fatalf("%s is not on PATH: scripts/test installs it (pytest: apt-get install python3-pytest)", prog)
+			t.Fatalf("%s is not on PATH: scripts/test installs it (pytest: apt-get install python3-pytest; cargo: apt-get install cargo)", prog)
 		}
 	}
 	env, ws, root := newShellTools(t)
+	// Beside the workspace, in the test's own temporary folder.
+	outside := filepath.Join(filepath.Dir(root), "escaped")
 	writeFiles(t, root, map[string]string{
 		"go.mod": "module sample\n\ngo 1.26\n", "sum.go": "package sample\n\nfunc Sum(a, b int) int { return a + b }\n",
-		"sum_test.go":   "package sample\n\nimport (\n\t\"os\"\n\t\"testing\"\n)\n\nfunc TestSum(t *testing.T) {\n\tif Sum(2, 3) != 5 {\n\t\tt.Fatal(\"sum\")\n\t}\n\tif err := os.WriteFile(os.TempDir()+\"/scratch\", []byte(\"x\"), 0o600); err != nil {\n\t\tt.Fatal(err)\n\t}\n}\n",
-		"package.json":  `{"name":"sample","version":"1.0.0","scripts":{"test":"node test.js"}}` + "\n",
-		"test.js":       "const assert = require('assert'); assert.strictEqual(1 + 1, 2); console.log('js ok');\n",
-		"test_sum.py":   "def test_sum():\n    assert 2 + 3 == 5\n",
-		"Makefile":      "test:\n\t@echo make ok > build.txt && cat build.txt\n",
+		"sum_test.go":  "package sample\n\nimport (\n\t\"os\"\n\t\"testing\"\n)\n\nfunc TestSum(t *testing.T) {\n\tif Sum(2, 3) != 5 {\n\t\tt.Fatal(\"sum\")\n\t}\n\tif err := os.WriteFile(os.TempDir()+\"/scratch\", []byte(\"x\"), 0o600); err != nil {\n\t\tt.Fatal(err)\n\t}\n}\n",
+		"package.json": `{"name":"sample","version":"1.0.0","scripts":{"test":"node test.js","build":"node build.js"}}` + "\n",
+		"test.js":      "const assert = require('assert'); assert.strictEqual(1 + 1, 2); console.log('js ok');\n",
+		"build.js": "const fs = require('fs');\nfs.mkdirSync('dist', {recursive: true});\nfs.writeFileSync('dist/out.txt', 'built');\n" +
+			"try { fs.writeFileSync('" + outside + "-npm', 'x'); console.log('npm wrote outside'); } catch (e) { console.log('outside: ' + e.code); }\n" +
+			"console.log('build ok: ' + fs.readFileSync('dist/out.txt'));\n",
+		"test_sum.py": "def test_sum():\n    assert 2 + 3 == 5\n",
+		"Makefile": "test:\n\t@echo make ok > build.txt && cat build.txt\n" +
+			"lint:\n\t@mkdir -p reports && echo lint ok > reports/lint.txt\n\t-@echo x > " + outside + "-make\n\t@cat reports/lint.txt\n",
+		"Cargo.toml": "[package]\nname = \"sample\"\nversion = \"0.1.0\"\nedition = \"2021\"\n\n[dependencies]\n",
+		"src/lib.rs": "pub fn sum(a: i32, b: i32) -> i32 { a + b }\n\n#[cfg(test)]\nmod tests {\n    #[test]\n    fn sums() {\n" +
+			"        assert_eq!(super::sum(2, 3), 5);\n        let out = concat!(env!(\"CARGO_MANIFEST_DIR\"), \"/../escaped-cargo\");\n" +
+			"        assert!(std::fs::write(out, \"x\").is_err(), \"cargo test wrote outside\");\n    }\n}\n",
 		"pytest.ini":    "[pytest]\naddopts = -p no:cacheprovider\n",
 		"sub/keep.txt":  "",
 		"vendor/.keep":  "",
@@ -218,7 +230,8 @@ func TestBashSandboxBuildsUnasked(t *testing.T) {
 	}
 	for cmd, want := range map[string]string{
 		"go test ./...": "ok  \tsample", "npm test": "js ok", "pytest -q": "1 passed", "make test": "make ok",
-		"go vet ./...": "", "go build ./...": "",
+		"go vet ./...": "", "go build ./...": "", "npm run build": "build ok: built", "make lint": "lint ok",
+		"cargo test": "test result: ok. 1 passed",
 	} {
 		d := decide(permission.ModeSmart, cmd)
 		if d.Kind != permission.Allow || d.Source != permission.SourceSandbox {
@@ -229,6 +242,14 @@ func TestBashSandboxBuildsUnasked(t *testing.T) {
 		if !strings.Contains(res.Content, "Exit code: 0") || !strings.Contains(res.Content, want) {
 			t.Errorf("%q in the sandbox:\n%s", cmd, res.Content)
 		}
+	}
+	for _, suffix := range []string{"-npm", "-make", "-cargo"} {
+		if _, err := os.Lstat(outside + suffix); err == nil {
+			t.Errorf("a build's write outside the workspace landed: %s", outside+suffix)
+		}
+	}
+	if b, err := os.ReadFile(filepath.Join(root, "dist", "out.txt")); err != nil || string(b) != "built" {
+		t.Errorf("npm run build's write inside the workspace: %q, %v", b, err)
 	}
 	for _, cmd := range []string{"go test -exec=./evil ./...", "go run .", "npm install", "make -f other.mk", "go test ./... && curl x", "cd sub && make"} {
 		if d := decide(permission.ModeSmart, cmd); d.Kind == permission.Allow {

@@ -1,6 +1,7 @@
 package tools
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -9,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"sort"
 	"strings"
 	"sync"
@@ -27,7 +29,10 @@ import (
 // 127.0.0.1 TCP and UDP listener standing by. Whatever the gate and the
 // runner let through, the sandbox must hold: no byte lands outside the
 // workspace and the session's folder, no planted secret reaches a tool
-// result, no connection reaches a listener.
+// result, no connection reaches a listener. Outside means the hostile
+// repository's folder (the throwaway home included) and the top level of
+// /tmp, /var/tmp and /dev/shm (see outsideWatch for how entries other
+// processes of the machine make there are told apart).
 func TestSandboxCorpusInAuto(t *testing.T) {
 	h := newHostileRepo(t)
 	writeFiles(t, h.home, map[string]string{
@@ -112,15 +117,7 @@ func TestSandboxCorpusInAuto(t *testing.T) {
 		"node -e \"require('fs').writeFileSync('"+h.outside+"/planted', 'x')\"", "python3 -c \"import os; os.symlink('/etc', '"+h.home+"/l')\"",
 		"python3 -c \"import shutil; shutil.rmtree('"+h.outside+"')\"", "go env -w GOFLAGS=-mod=mod",
 	)
-	outsideTmp := []string{"/tmp/agentls-pwned", "/tmp/pwned", "/tmp/agentls-out", "/tmp/x", "/tmp/bin", "/tmp/newdir", "/tmp/list",
-		"/tmp/err", "/tmp/dst", "/tmp/l", "/tmp/c.out", "/tmp/out", "/tmp/x.go", "/tmp/evil", "/tmp/elsewhere.txt", "/tmp/agentls-corpus-pwned"}
-	for _, p := range outsideTmp {
-		if _, err := os.Lstat(p); err == nil {
-			t.Fatalf("%s exists before the test: remove it first", p)
-		}
-	}
-	base := filepath.Dir(h.root)
-	before := snapshot(t, base, h.root)
+	watch := watchOutside(t, h, forms)
 
 	var ran, gated atomic.Int32
 	start := time.Now()
@@ -160,15 +157,8 @@ func TestSandboxCorpusInAuto(t *testing.T) {
 		}()
 	}
 	wg.Wait()
-	after := snapshot(t, base, h.root)
-	for _, p := range diffSnapshots(before, after) {
+	for _, p := range watch.changes(t) {
 		t.Errorf("changed outside the workspace: %s", p)
-	}
-	for _, p := range outsideTmp {
-		if _, err := os.Lstat(p); err == nil {
-			t.Errorf("%s was written outside the workspace", p)
-			os.RemoveAll(p)
-		}
 	}
 	// The corpus holds `date -s 2020-01-01`: as root without the sandbox it
 	// sets the machine's clock. Confined, no capability is left to do it.
@@ -182,6 +172,164 @@ func TestSandboxCorpusInAuto(t *testing.T) {
 	if ran.Load() < 150 {
 		t.Errorf("only %d forms reached the sandbox; the test means to run most of them", ran.Load())
 	}
+}
+
+// sharedTmp are the machine's shared temporary folders, where every
+// process of the machine writes.
+var sharedTmp = []string{"/tmp", "/var/tmp", "/dev/shm"}
+
+// tmpName finds the names the forms give to entries of the shared
+// temporary folders (/tmp/x, /var/tmp/y, /dev/shm/z).
+var tmpName = regexp.MustCompile(`(?:^|[^\w.])(?:/tmp|/var/tmp|/dev/shm)/([^\s/'"();|&<>$*?{}\\]+)`)
+
+// outsideWatch is what lies outside the workspace and the session's
+// folder before the corpus runs: the hostile repository's folder (the
+// throwaway home and the folder outside included, recursively) and the
+// top level of the shared temporary folders.
+type outsideWatch struct {
+	// mark is put in the workspace's, the home's and the outside folder's
+	// files: what a form copies, sorts or redirects out carries it. It is
+	// this run's own (other runs of agentls's tests on the machine leave
+	// planted secrets in their temporary folders).
+	mark                string
+	base, root, testTmp string
+	names               map[string]bool // names of shared-folder entries the corpus may make
+	tree, top           map[string]string
+}
+
+// watchOutside marks the files with the run's mark and records what is
+// outside before forms run.
+func watchOutside(t *testing.T, h *hostileRepo, forms []string) *outsideWatch {
+	t.Helper()
+	base := filepath.Dir(h.root)
+	w := &outsideWatch{mark: fmt.Sprintf("CORPUS-MARK-%d-%d", os.Getpid(), time.Now().UnixNano()), base: base, root: h.root, names: map[string]bool{}}
+	files := []string{}
+	for _, name := range []string{"a.txt", "b.txt", "names.txt", "data.csv", "README.md", "main.go", "src/util.go"} {
+		files = append(files, filepath.Join(h.root, name))
+	}
+	for _, dir := range []string{h.home, h.outside} {
+		_ = filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+			if err == nil && d.Type().IsRegular() {
+				files = append(files, p)
+			}
+			return nil
+		})
+	}
+	for _, p := range files {
+		b, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		comment := "# " // a comment in most formats: .gitconfig, .npmrc, YAML, shell
+		if strings.HasSuffix(p, ".go") {
+			comment = "// "
+		}
+		if err := os.WriteFile(p, append(b, "\n"+comment+w.mark+"\n"...), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// The test's own folder in the temporary folder (t.TempDir's
+	// parent): nothing but the test writes directly in it.
+	for d := base; filepath.Dir(d) != d; d = filepath.Dir(d) {
+		if filepath.Dir(d) == filepath.Clean(os.TempDir()) {
+			w.testTmp = d
+		}
+	}
+	for _, f := range forms {
+		for _, m := range tmpName.FindAllStringSubmatch(f, -1) {
+			w.names[m[1]] = true
+		}
+	}
+	entries, _ := os.ReadDir(h.root)
+	for _, e := range entries {
+		w.names[e.Name()] = true // cp a.txt /tmp/, cp -r src /tmp
+	}
+	w.tree = snapshot(t, base, h.root)
+	w.top = topLevel(sharedTmp)
+	return w
+}
+
+// changes lists what changed outside since watchOutside: anything below
+// the repository's folder, and the entries of the shared temporary
+// folders the corpus made. Those folders are shared with the other
+// processes of this machine, so an entry there counts as the corpus's
+// when it is the test's own folder, has a name a form gives or a name of
+// the workspace, or carries the run's mark in its name, link target or
+// content; the others are logged, not failed.
+func (w *outsideWatch) changes(t *testing.T) []string {
+	t.Helper()
+	out := diffSnapshots(w.tree, snapshot(t, w.base, w.root))
+	for _, p := range diffSnapshots(w.top, topLevel(sharedTmp)) {
+		path := strings.TrimSuffix(p, " (removed)")
+		if why := w.corpusMade(path); why != "" {
+			// Left in place: on a shared machine a name the corpus gives
+			// may, rarely, be another process's.
+			out = append(out, p+" ("+why+")")
+			continue
+		}
+		t.Logf("ignored, made by another process of the machine: %s", p)
+	}
+	return out
+}
+
+// corpusMade says why a changed entry of a shared temporary folder is the
+// corpus's, or "".
+func (w *outsideWatch) corpusMade(p string) string {
+	switch {
+	case p == w.testTmp:
+		return "the test's own folder"
+	case w.names[filepath.Base(p)]:
+		return "a name the corpus gives"
+	}
+	// Other processes' folders can be large: at most 500 entries and
+	// 16 MiB are read.
+	seen, read := 0, int64(0)
+	why := ""
+	_ = filepath.WalkDir(p, func(q string, d fs.DirEntry, err error) error {
+		if why != "" || seen > 500 || read > 16<<20 {
+			return filepath.SkipAll
+		}
+		if err != nil {
+			return nil
+		}
+		seen++
+		if strings.Contains(d.Name(), w.mark) {
+			why = "named with the run's mark"
+			return filepath.SkipAll
+		}
+		var b []byte
+		switch {
+		case d.Type()&fs.ModeSymlink != 0:
+			l, _ := os.Readlink(q)
+			b = []byte(l)
+		case d.Type().IsRegular():
+			if fi, err := d.Info(); err == nil && fi.Size() <= 1<<20 {
+				b, _ = os.ReadFile(q)
+				read += int64(len(b))
+			}
+		}
+		if bytes.Contains(b, []byte(w.mark)) {
+			why = "holds the run's mark: " + q
+			return filepath.SkipAll
+		}
+		return nil
+	})
+	return why
+}
+
+// topLevel records the entries directly in each folder: path → size,
+// mode and modification time.
+func topLevel(folders []string) map[string]string {
+	out := map[string]string{}
+	for _, dir := range folders {
+		entries, _ := os.ReadDir(dir)
+		for _, e := range entries {
+			if fi, err := e.Info(); err == nil {
+				out[filepath.Join(dir, e.Name())] = fmt.Sprintf("%d %v %d", fi.Size(), fi.Mode(), fi.ModTime().UnixNano())
+			}
+		}
+	}
+	return out
 }
 
 // snapshot records every file below base except skip: path → size, mode

@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
 	"testing"
@@ -174,6 +175,21 @@ func (w *realWorld) hostileRepos(t *testing.T, script string) {
 	w.repo(t, "clean")
 	wt := w.repo(t, "worktree")
 	appendConfig(t, filepath.Join(wt, ".git", "config"), "[core]\n\tworktree = "+w.outside+"\n")
+	// Linked worktrees of a clean repository with extensions.worktreeConfig:
+	// git reads each one's config.worktree (.git/worktrees/NAME/) there,
+	// and the main worktree's (.git/config.worktree) in the main one.
+	wtmain := w.repo(t, "wtmain")
+	w.git(t, wtmain, "config", "extensions.worktreeConfig", "true")
+	for name, text := range map[string]string{
+		"wtlinked": "[diff]\n\texternal = " + run("wt-linked") + "\n",
+		"wtconv":   "[diff \"conv\"]\n\ttextconv = " + run("wt-conv") + "\n",
+		"wtpager":  "[core]\n\tpager = " + run("wt-pager") + "\n",
+	} {
+		w.git(t, wtmain, "worktree", "add", "-q", "--detach", filepath.Join(w.ws, name))
+		must(t, os.WriteFile(filepath.Join(w.ws, name, "a.txt"), []byte("three\n"), 0o644))
+		must(t, os.WriteFile(filepath.Join(wtmain, ".git", "worktrees", name, "config.worktree"), []byte(text), 0o644))
+	}
+	must(t, os.WriteFile(filepath.Join(wtmain, ".git", "config.worktree"), []byte("[diff]\n\texternal = "+run("wt-main")+"\n"), 0o644))
 }
 
 // realRun runs form with bash in dir, unconfined, and reports what it did
@@ -247,6 +263,9 @@ var realForms = []struct{ class, dir, form string }{
 	{"git config", "alternates", "git cat-file --batch-all-objects --batch"}, {"git config", "include", "git show"},
 	{"git config", "worktree", "git status --short"}, {"git config", "worktree", "git status --porcelain --untracked-files=all"},
 	{"git config", "worktree", "git ls-files --others"},
+	{"git config", "wtlinked", "git diff"}, {"git config", "wtlinked", "git diff HEAD -- a.txt"}, {"git config", "wtlinked", "git diff --stat -p"},
+	{"git config", "wtconv", "git diff"}, {"git config", "wtconv", "git log -p -1"}, {"git config", "wtconv", "git show"},
+	{"git config", "wtmain", "git diff"}, {"git config", "wtmain", "git diff -- a.txt"},
 	// Links a recursive reader follows.
 	{"links", "", "grep -R " + markOutside[:8] + " ."}, {"links", "", "grep -R " + markOutside[:8]}, {"links", "", "grep --dereference-recursive -l CONTENT ."},
 	{"links", "", "grep -Rl CONTENT sub"}, {"links", "", "grep -Rn CONTENT dirA"}, {"links", "", "grep -Ric content ."},
@@ -342,6 +361,29 @@ func TestJudgeAgainstRealPrograms(t *testing.T) {
 		}
 		if what, bad := w.realRun(t, dir, c.form); bad {
 			t.Errorf("control %q in %s %s for real", c.form, c.dir, what)
+		}
+	}
+	// A pager runs only on a terminal, which realRun does not give: real
+	// git names the worktree's pager as its own, starts it on a terminal
+	// (script(1) gives one), and the judge lets no paging git run unasked.
+	pagerDir := filepath.Join(w.ws, "wtpager")
+	cmd := exec.Command("git", "var", "GIT_PAGER")
+	cmd.Dir, cmd.Env = pagerDir, append(w.env, "GIT_CONFIG_GLOBAL="+os.DevNull)
+	if out, err := cmd.CombinedOutput(); err != nil || !strings.Contains(string(out), "wt-pager") {
+		t.Errorf("git var GIT_PAGER in the linked worktree: %v: %s (want the config.worktree's pager)", err, out)
+	}
+	if runtime.GOOS == "linux" {
+		cmd := exec.Command("script", "-qec", "git log", os.DevNull)
+		cmd.Dir, cmd.Env = pagerDir, append(w.env, "GIT_CONFIG_GLOBAL="+os.DevNull, "TERM=dumb")
+		_ = cmd.Run()
+		if _, err := os.Stat(filepath.Join(w.ran, "wt-pager")); err != nil {
+			t.Errorf("git log on a terminal did not start the linked worktree's pager: %v", err)
+		}
+		_ = os.Remove(filepath.Join(w.ran, "wt-pager"))
+	}
+	for _, form := range []string{"git log", "git show", "git diff", "git log -p --stat"} {
+		if ok, v := w.unasked(t, pagerDir, form); ok {
+			t.Errorf("%q in a linked worktree whose config.worktree sets core.pager runs unasked: %+v", form, v)
 		}
 	}
 	if !slices.Contains(classes, "proc") {
