@@ -25,6 +25,7 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"maps"
 	"slices"
 	"sort"
 	"strings"
@@ -46,7 +47,8 @@ type Options struct {
 	// files beyond it are tracked by stat only. 0 means no bound.
 	MaxBytes int64
 	// Exclude are names (path.Match patterns on one path element) never
-	// checkpointed, beside .git.
+	// checkpointed, beside .git and node_modules; folders the workspace's
+	// ignore files hide are not checkpointed either.
 	Exclude []string
 	// Keep and KeepBytes bound each session's checkpoints (count, and the
 	// content only they keep); the oldest go first. 0 means no bound.
@@ -122,6 +124,9 @@ type Pending struct {
 	conv  int
 	files map[string]*store.CheckpointFile // by absolute path
 	blobs map[string][]byte
+	// untracked are paths changed during the step that the baseline does
+	// not track (past checkpoints.max_files), with why: not kept.
+	untracked map[string]string
 }
 
 // Begin brings the baseline up to date before a step (what changed since
@@ -141,14 +146,15 @@ func (e *Engine) begin(ctx context.Context, s Step, kind string, conv int) (*Pen
 		return nil, err
 	}
 	e.attribute(changes)
-	p := &Pending{e: e, step: s, kind: kind, conv: conv, files: map[string]*store.CheckpointFile{}, blobs: map[string][]byte{}}
+	p := &Pending{e: e, step: s, kind: kind, conv: conv, files: map[string]*store.CheckpointFile{}, blobs: map[string][]byte{},
+		untracked: map[string]string{}}
 	e.open = append(e.open, p)
 	return p, nil
 }
 
 // refreshLocked syncs the trackers with the workspace's folders and
 // refreshes each; changes come with absolute paths.
-func (e *Engine) refreshLocked(ctx context.Context) (map[string][2]store.FileState, error) {
+func (e *Engine) refreshLocked(ctx context.Context) (refreshed, error) {
 	roots := e.ws.Roots()
 	for path, t := range e.trackers {
 		if !slices.Contains(roots, path) {
@@ -156,39 +162,54 @@ func (e *Engine) refreshLocked(ctx context.Context) (map[string][2]store.FileSta
 			delete(e.trackers, path)
 		}
 	}
-	out := map[string][2]store.FileState{}
+	out := refreshed{changes: map[string][2]store.FileState{}, untracked: map[string]string{}}
 	for _, r := range roots {
 		t, ok := e.trackers[r]
 		if !ok {
 			var err error
 			if t, err = openTracker(ctx, e.st, r, e.opts, !e.walkOnly); err != nil {
-				return nil, err
+				return out, err
 			}
 			e.trackers[r] = t
 			continue // its first walk is the baseline: no change to anyone
 		}
 		changes, err := t.refresh(ctx)
 		if err != nil {
-			return nil, err
+			return out, err
 		}
 		for _, c := range changes {
-			out[joinRoot(r, c.rel)] = [2]store.FileState{c.before, c.after}
+			if c.untracked != "" {
+				out.untracked[joinRoot(r, c.rel)] = c.untracked
+				continue
+			}
+			out.changes[joinRoot(r, c.rel)] = [2]store.FileState{c.before, c.after}
 		}
 	}
 	return out, nil
+}
+
+// refreshed is what a refresh found: each changed path's state before
+// and after (absolute paths), and the changed paths the baseline does not
+// track, with why.
+type refreshed struct {
+	changes   map[string][2]store.FileState
+	untracked map[string]string
 }
 
 // attribute gives changes to the latest step running (when steps of two
 // sessions overlap, a change belongs to the later one: restoring to
 // before it undoes it); with none running they are someone else's and
 // belong to no checkpoint.
-func (e *Engine) attribute(changes map[string][2]store.FileState) {
+func (e *Engine) attribute(r refreshed) {
 	if len(e.open) == 0 {
 		return
 	}
 	p := e.open[len(e.open)-1]
-	for path, c := range changes {
+	for path, c := range r.changes {
 		p.note(path, c[0], c[1], nil)
+	}
+	for path, why := range r.untracked {
+		p.untracked[path] = why
 	}
 }
 
@@ -294,6 +315,11 @@ func (e *Engine) save(ctx context.Context, p *Pending) (store.Checkpoint, error)
 		}
 		if f.Before.NotKept != "" {
 			c.Notes = append(c.Notes, fmt.Sprintf("%s: its content before the step was not kept: %s", e.ws.Rel(path), f.Before.NotKept))
+		}
+	}
+	for _, path := range slices.Sorted(maps.Keys(p.untracked)) {
+		if _, recorded := p.files[path]; !recorded {
+			c.Notes = append(c.Notes, fmt.Sprintf("%s: changed, but not checkpointed: %s", e.ws.Rel(path), p.untracked[path]))
 		}
 	}
 	for _, t := range e.trackers {

@@ -1,0 +1,86 @@
+package checkpoint_test
+
+import (
+	"context"
+
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/agentls/agentls/internal/agent/checkpoint"
+)
+
+// Restores that must not lose a person's work: each test is a way one
+// once did.
+
+// Past checkpoints.max_files, a path the first walk left out is first seen
+// when a step changes it: it is not the step's creation (a restore would
+// delete the person's file) but untracked, and the checkpoint says so.
+func TestPathsPastMaxFilesAreNeverDeleted(t *testing.T) {
+	for _, mode := range []string{"watch", "walk"} {
+		t.Run(mode, func(t *testing.T) {
+			opts := checkpoint.DefaultOptions()
+			opts.MaxFiles = 3
+			f := newFixture(t, opts)
+			if mode == "walk" {
+				checkpoint.WalkOnly(f.e)
+			}
+			f.write(t, "lib/a.js", "a\n", 0o644)
+			f.write(t, "lib/b.js", "b\n", 0o644)
+			f.write(t, "package.json", "the person's source\n", 0o644)
+			if err := f.e.Prepare(context.Background()); err != nil {
+				t.Fatal(err)
+			}
+			c := f.step(t, "s1", "sed -i 's/source/source, edited by the agent/' package.json")
+			for _, file := range c.Files {
+				if f.ws.Rel(file.Path) == "package.json" {
+					t.Errorf("package.json, past max_files, recorded as %+v -> %+v", file.Before, file.After)
+				}
+			}
+			if !strings.Contains(strings.Join(c.Notes, "\n"), "package.json") {
+				t.Errorf("the checkpoint's notes do not say package.json was not kept: %q", c.Notes)
+			}
+			r := f.restore(t, "s1", c.ID)
+			if got := read(t, filepath.Join(f.root, "package.json")); got != "the person's source, edited by the agent\n" {
+				t.Errorf("package.json = %q after the restore (%+v)", got, r)
+			}
+		})
+	}
+}
+
+// Dependency trees and the folders the workspace's ignore files hide are
+// not checkpointed (they would spend max_files and max_bytes); a file the
+// ignore files hide is (a .env holds the person's secrets). A folder that
+// becomes ignored is dropped from the baseline, not recorded as deleted.
+func TestIgnoredFoldersAreNotCheckpointed(t *testing.T) {
+	for _, mode := range []string{"watch", "walk"} {
+		t.Run(mode, func(t *testing.T) {
+			f := newFixture(t, checkpoint.DefaultOptions())
+			if mode == "walk" {
+				checkpoint.WalkOnly(f.e)
+			}
+			f.write(t, ".gitignore", "build/\n.env\n", 0o644)
+			f.write(t, "node_modules/x/index.js", "x\n", 0o644)
+			f.write(t, "build/out.js", "out\n", 0o644)
+			f.write(t, ".env", "TOKEN=1\n", 0o600)
+			f.write(t, "gen/a.txt", "generated\n", 0o644)
+			f.write(t, "main.go", "package main\n", 0o644)
+			c := f.step(t, "s1", "for p in node_modules/x/index.js node_modules/y.js build/out.js build/new.js .env main.go; do echo changed > $p; done")
+			var got []string
+			for _, file := range c.Files {
+				got = append(got, f.ws.Rel(file.Path))
+			}
+			if want := []string{".env", "main.go"}; !slicesEqual(got, want) {
+				t.Errorf("checkpointed %v, want %v", got, want)
+			}
+			f.write(t, ".gitignore", "build/\n.env\ngen/\n", 0o644)
+			checkpoint.WalkOnly(f.e) // the next refresh walks the tree, as after a lost event
+			c = f.step(t, "s1", "echo again > main.go")
+			for _, file := range c.Files {
+				if strings.HasPrefix(f.ws.Rel(file.Path), "gen") {
+					t.Errorf("%s, now ignored, recorded as %+v -> %+v", f.ws.Rel(file.Path), file.Before, file.After)
+				}
+			}
+		})
+	}
+}
