@@ -2,12 +2,15 @@ package checkpoint_test
 
 import (
 	"context"
+	"os"
 
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/agentls/agentls/internal/agent/checkpoint"
+	"github.com/agentls/agentls/internal/agent/store"
+	"github.com/agentls/agentls/internal/tools"
 )
 
 // Restores that must not lose a person's work: each test is a way one
@@ -82,5 +85,65 @@ func TestIgnoredFoldersAreNotCheckpointed(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// docs is an editor's open buffers, by absolute path.
+type docs map[string]tools.Document
+
+func (d docs) Document(p string) (tools.Document, bool) { x, ok := d[p]; return x, ok }
+
+// fixtureWithBuffers is a fixture whose workspace sees the buffers open
+// in an editor.
+func fixtureWithBuffers(t *testing.T, open docs) *fixture {
+	t.Helper()
+	root, _ := filepath.EvalSymlinks(t.TempDir())
+	st, err := store.Open(context.Background(), filepath.Join(t.TempDir(), "agentls.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	ws, err := tools.NewWorkspace([]string{root}, open)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ws.Close() })
+	e := checkpoint.New(st, ws, checkpoint.DefaultOptions(), nil)
+	t.Cleanup(e.Close)
+	return &fixture{root: root, st: st, ws: ws, e: e}
+}
+
+// A file open in the editor (its buffer as on disk) that a step deletes
+// (the editor keeps the buffer) comes back on disk: the buffer does not
+// stand for the disk.
+func TestRestoreOfADeletedOpenFile(t *testing.T) {
+	open := docs{}
+	f := fixtureWithBuffers(t, open)
+	f.write(t, "main.go", "package main\n", 0o644)
+	open[filepath.Join(f.root, "main.go")] = tools.Document{Text: "package main\n", Version: 1}
+	c := f.step(t, "s1", "rm main.go")
+	r := f.restore(t, "s1", c.ID)
+	if got, err := os.ReadFile(filepath.Join(f.root, "main.go")); err != nil || string(got) != "package main\n" {
+		t.Errorf("main.go = %q, %v after the restore:\n%s", got, err, r.Text(f.ws.Rel))
+	}
+	if !slicesEqual(r.Restored, []string{filepath.Join(f.root, "main.go")}) {
+		t.Errorf("restored = %v, want main.go", r.Restored)
+	}
+}
+
+// A rename of a file open in the editor, restored: the old name is back on
+// disk and the new one gone.
+func TestRestoreOfARenamedOpenFile(t *testing.T) {
+	open := docs{}
+	f := fixtureWithBuffers(t, open)
+	f.write(t, "a.go", "package a\n", 0o644)
+	open[filepath.Join(f.root, "a.go")] = tools.Document{Text: "package a\n", Version: 1}
+	c := f.step(t, "s1", "mv a.go b.go")
+	r := f.restore(t, "s1", c.ID)
+	if got, err := os.ReadFile(filepath.Join(f.root, "a.go")); err != nil || string(got) != "package a\n" {
+		t.Errorf("a.go = %q, %v after the restore:\n%s", got, err, r.Text(f.ws.Rel))
+	}
+	if _, err := os.Lstat(filepath.Join(f.root, "b.go")); err == nil {
+		t.Errorf("b.go is still there after the restore:\n%s", r.Text(f.ws.Rel))
 	}
 }
