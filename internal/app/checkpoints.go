@@ -66,6 +66,19 @@ func (e *Env) Checkpoints(ctx context.Context) (*checkpoint.Engine, error) {
 	return e.cp, nil
 }
 
+// PersonChanged tells the checkpoints the person changed the file abs in
+// the editor (a save, an edit of its buffer): while a step runs, the
+// step's checkpoint will not count that change as the agent's (a restore
+// keeps it, as a conflict). It does nothing before the checkpoints open.
+func (e *Env) PersonChanged(abs string) {
+	e.mu.Lock()
+	cp := e.cp
+	e.mu.Unlock()
+	if cp != nil {
+		cp.PersonChanged(abs)
+	}
+}
+
 // prepareCheckpoints walks the workspace in the background the first time
 // a session is made, so the first step does not wait for the first walk
 // (which reads every file the bounds allow).

@@ -127,6 +127,9 @@ type Pending struct {
 	// untracked are paths changed during the step that the baseline does
 	// not track (past checkpoints.max_files), with why: not kept.
 	untracked map[string]string
+	// person are the paths the person changed in the editor while the
+	// step ran (PersonChanged).
+	person map[string]bool
 }
 
 // Begin brings the baseline up to date before a step (what changed since
@@ -147,7 +150,7 @@ func (e *Engine) begin(ctx context.Context, s Step, kind string, conv int) (*Pen
 	}
 	e.attribute(changes)
 	p := &Pending{e: e, step: s, kind: kind, conv: conv, files: map[string]*store.CheckpointFile{}, blobs: map[string][]byte{},
-		untracked: map[string]string{}}
+		untracked: map[string]string{}, person: map[string]bool{}}
 	e.open = append(e.open, p)
 	return p, nil
 }
@@ -212,6 +215,25 @@ func (e *Engine) attribute(r refreshed) {
 		p.untracked[path] = why
 	}
 }
+
+// PersonChanged marks a path (absolute) the person changed in the editor
+// — saved it, or edited its buffer — while steps run: what the running
+// steps found changed in it is not theirs alone, so their checkpoints say
+// so (FileState.Mixed) and a restore keeps the path, reporting a conflict
+// with both versions, instead of reverting the person's work with the
+// agent's. With no step running it does nothing: a change between steps
+// is someone else's already. The front-end calls it for the editor's own
+// changes, never for the edits the agent applies through the editor.
+func (e *Engine) PersonChanged(abs string) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	for _, p := range e.open {
+		p.person[abs] = true
+	}
+}
+
+// personMixed is why a path is marked Mixed.
+const personMixed = "you changed it in the editor while the step ran"
 
 // note records one path's change in the step: its first before, its last
 // after. data, when set, is a content to keep.
@@ -303,6 +325,9 @@ func (e *Engine) save(ctx context.Context, p *Pending) (store.Checkpoint, error)
 		f := p.files[path]
 		if f.Before.Same(f.After) && f.After.NotKept == "" {
 			continue // changed and changed back
+		}
+		if p.person[path] {
+			f.After.Mixed = personMixed
 		}
 		c.Files = append(c.Files, *f)
 		for _, s := range []store.FileState{f.Before, f.After} {

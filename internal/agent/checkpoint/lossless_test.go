@@ -147,3 +147,38 @@ func TestRestoreOfARenamedOpenFile(t *testing.T) {
 		t.Errorf("b.go is still there after the restore:\n%s", r.Text(f.ws.Rel))
 	}
 }
+
+// A person's save while a step runs is not the step's: restoring to
+// before the step keeps it and reports a conflict with both versions.
+func TestPersonsSaveDuringAStepIsKept(t *testing.T) {
+	f := newFixture(t, checkpoint.DefaultOptions())
+	f.write(t, "agent.txt", "a0\n", 0o644)
+	f.write(t, "mine.txt", "v0\n", 0o644)
+	ctx := context.Background()
+	if err := f.e.Prepare(ctx); err != nil {
+		t.Fatal(err)
+	}
+	p, err := f.e.Begin(ctx, checkpoint.Step{SessionID: "s1", TurnID: "s1-t1", Tool: "bash", Title: "npm test"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.write(t, "agent.txt", "a1\n", 0o644)               // the step
+	f.write(t, "mine.txt", "the person's work\n", 0o644) // the person, saving in the editor meanwhile
+	f.e.PersonChanged(filepath.Join(f.root, "mine.txt"))
+	c, err := p.End(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := f.restore(t, "s1", c.ID)
+	if got := read(t, filepath.Join(f.root, "mine.txt")); got != "the person's work\n" {
+		t.Errorf("mine.txt = %q: the person's save during the step was reverted", got)
+	}
+	if got := read(t, filepath.Join(f.root, "agent.txt")); got != "a0\n" {
+		t.Errorf("agent.txt = %q, want the step's change undone", got)
+	}
+	if len(r.Conflicts) != 1 || r.Conflicts[0].Path != filepath.Join(f.root, "mine.txt") ||
+		r.Conflicts[0].Yours.Text == nil || *r.Conflicts[0].Yours.Text != "the person's work\n" ||
+		r.Conflicts[0].Checkpoint.Text == nil || *r.Conflicts[0].Checkpoint.Text != "v0\n" {
+		t.Errorf("conflicts = %+v, want mine.txt's with both versions", r.Conflicts)
+	}
+}

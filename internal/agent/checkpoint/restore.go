@@ -155,7 +155,12 @@ func planRestore(cps []store.Checkpoint, now map[string]pathNow) plan {
 	for _, path := range slices.Sorted(maps.Keys(seqs)) {
 		seq := seqs[path]
 		expect, target, orig := seq[len(seq)-1].After, seq[0].Before, seq[0].Before
-		between := false
+		between, mixed := false, ""
+		for _, f := range seq {
+			if f.After.Mixed != "" {
+				mixed = f.After.Mixed
+			}
+		}
 		for i := len(seq) - 1; i >= 1; i-- {
 			if !sameState(seq[i-1].After, seq[i].Before) {
 				target, between = seq[i].Before, true
@@ -171,6 +176,8 @@ func planRestore(cps []store.Checkpoint, now map[string]pathNow) plan {
 			pl.skipped = append(pl.skipped, Skipped{path, n.skip})
 		case sameState(cur, target) && sameState(n.disk, target):
 			// already as it was, in the editor and on disk
+		case mixed != "":
+			pl.conflicts = append(pl.conflicts, planConflict{path, mixed + ", so it holds your change beside the agent's", cur, orig})
 		case expect.Kind == store.KindFile && expect.Hash == "":
 			pl.skipped = append(pl.skipped, Skipped{path, "its content after the agent's step was not kept (" + expect.NotKept + "), so whether it changed since cannot be told"})
 		case !sameState(cur, expect):

@@ -46,6 +46,11 @@ type FileState struct {
 	// NotKept says why a file's content was not kept (too large, hard
 	// links, unreadable); "" when it was.
 	NotKept string `json:"notKept,omitempty"`
+	// Mixed, on a step's after state, says someone else changed the path
+	// too while the step ran (the person saved it in the editor): the
+	// state is not the agent's alone, so a restore keeps it as a
+	// conflict. It is no part of the state itself (Same ignores it).
+	Mixed string `json:"mixed,omitempty"`
 }
 
 // Exists reports whether the path existed.
