@@ -182,3 +182,59 @@ func TestPersonsSaveDuringAStepIsKept(t *testing.T) {
 		t.Errorf("conflicts = %+v, want mine.txt's with both versions", r.Conflicts)
 	}
 }
+
+// A folder the person replaced by a link to another folder of the
+// workspace: the restore does not write through the link over the
+// person's file, and says why.
+func TestRestoreNeverWritesThroughALinkInTheWorkspace(t *testing.T) {
+	f := newFixture(t, checkpoint.DefaultOptions())
+	f.write(t, "dir/file", "agent deleted me\n", 0o644)
+	f.write(t, "other/file", "the person's file\n", 0o644)
+	c := f.step(t, "s1", "rm dir/file")
+	if err := os.RemoveAll(filepath.Join(f.root, "dir")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink("other", filepath.Join(f.root, "dir")); err != nil {
+		t.Fatal(err)
+	}
+	r := f.restore(t, "s1", c.ID)
+	if got := read(t, filepath.Join(f.root, "other", "file")); got != "the person's file\n" {
+		t.Errorf("other/file = %q: overwritten through the link dir -> other", got)
+	}
+	var why string
+	for _, s := range r.Skipped {
+		if s.Path == filepath.Join(f.root, "dir", "file") {
+			why = s.Reason
+		}
+	}
+	for _, k := range r.Conflicts {
+		if k.Path == filepath.Join(f.root, "dir", "file") {
+			why = k.Reason
+		}
+	}
+	if !strings.Contains(why, "link") {
+		t.Errorf("dir/file not reported as left alone because of the link: %s", r.Text(f.ws.Rel))
+	}
+}
+
+// The same with the other folder lacking the file: the restore does not
+// make it there either.
+func TestRestoreNeverCreatesThroughALinkInTheWorkspace(t *testing.T) {
+	f := newFixture(t, checkpoint.DefaultOptions())
+	f.write(t, "dir/file", "agent deleted me\n", 0o644)
+	f.write(t, "other/mine", "the person's file\n", 0o644)
+	c := f.step(t, "s1", "rm dir/file")
+	if err := os.RemoveAll(filepath.Join(f.root, "dir")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink("other", filepath.Join(f.root, "dir")); err != nil {
+		t.Fatal(err)
+	}
+	r := f.restore(t, "s1", c.ID)
+	if _, err := os.Lstat(filepath.Join(f.root, "other", "file")); err == nil {
+		t.Errorf("other/file was made through the link dir -> other:\n%s", r.Text(f.ws.Rel))
+	}
+	if len(r.Skipped) != 1 || !strings.Contains(r.Skipped[0].Reason, "dir is now a symbolic link") {
+		t.Errorf("skipped = %+v, want dir/file's, for the link", r.Skipped)
+	}
+}

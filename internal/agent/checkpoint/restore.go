@@ -265,6 +265,10 @@ func (e *Engine) currentStates(cps []store.Checkpoint) (map[string]pathNow, map[
 			}
 			en, tracked := t.entries[rel]
 			if !tracked {
+				if link := linkOnTheWay(t.root, rel); link != "" {
+					now[f.Path] = pathNow{skip: linkSkip(link)}
+					continue
+				}
 				if _, err := t.root.Lstat(rel); err == nil {
 					now[f.Path] = pathNow{skip: "the checkpoints do not track it now (excluded, or past checkpoints.max_files), so whether it changed since cannot be told"}
 					continue
@@ -382,6 +386,18 @@ func (e *Engine) apply(ctx context.Context, p *Pending, actions []action, buffer
 		}
 		return false
 	})
+	actions = slices.DeleteFunc(actions, func(a action) bool {
+		// os.Root follows links that stay inside the folder: a folder on
+		// the way the person replaced by a link to another folder of the
+		// workspace would take the write, or the removal, to that folder's
+		// file of the same name.
+		pl := places[a.path]
+		if link := linkOnTheWay(pl.root, pl.rel); link != "" {
+			rep.Skipped = append(rep.Skipped, Skipped{a.path, linkSkip(link)})
+			return true
+		}
+		return false
+	})
 	relOf := func(a action) (*os.Root, string) { pl := places[a.path]; return pl.root, pl.rel }
 	// 1. files and links that go, or become something else
 	for _, a := range actions {
@@ -470,6 +486,33 @@ func (e *Engine) apply(ctx context.Context, p *Pending, actions []action, buffer
 		}
 		rep.Restored = append(rep.Restored, a.path)
 	}
+}
+
+// linkSkip is why a path behind the link link is left alone.
+func linkSkip(link string) string {
+	return link + " is now a symbolic link: a restore does not write through it (not restored)"
+}
+
+// linkOnTheWay is the first folder on the way to rel (relative to r, rel
+// itself excluded) that is a symbolic link, relative to r; "" when none
+// is (a folder missing from there on is made by the restore).
+func linkOnTheWay(r *os.Root, rel string) string {
+	dir := filepath.Dir(rel)
+	if dir == "." {
+		return ""
+	}
+	parts := strings.Split(dir, string(filepath.Separator))
+	for i := range parts {
+		p := filepath.Join(parts[:i+1]...)
+		fi, err := r.Lstat(p)
+		if err != nil {
+			return ""
+		}
+		if fi.Mode()&fs.ModeSymlink != 0 {
+			return p
+		}
+	}
+	return ""
 }
 
 // noteBuffer records a change the restore made in an editor's buffer,
