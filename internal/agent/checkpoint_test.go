@@ -148,3 +148,62 @@ func TestRewind(t *testing.T) {
 		t.Error("a rewind past its own record was accepted")
 	}
 }
+
+// A rewind past a model switch does not bring back the old model's
+// thinking signatures: the model now running refuses a signature it did
+// not issue. The rewind's history is read as the switch read it.
+func TestRewindPastAModelSwitchDropsSignatures(t *testing.T) {
+	mk := func(kind string, v any) agent.JournalRecord {
+		b, _ := json.Marshal(v)
+		return agent.JournalRecord{Kind: kind, Data: b}
+	}
+	recs := []agent.JournalRecord{
+		mk(agent.RecordModel, map[string]any{"model": "anthropic:claude-opus-4-1", "chosen": true}),
+		mk(agent.RecordTurn, map[string]string{"id": "s-t1"}),
+		mk(agent.RecordMessage, agent.Message{Role: "user", Content: "hi"}),
+		mk(agent.RecordMessage, agent.Message{Role: "assistant", Content: "ok", Thinking: []agent.Thinking{{Text: "t", Signature: "sig-opus"}}}),
+		mk(agent.RecordTurn, map[string]string{"id": "s-t2"}), // record 4: turn 2's checkpoints stand on 4
+		mk(agent.RecordMessage, agent.Message{Role: "user", Content: "more"}),
+		mk(agent.RecordMessage, agent.Message{Role: "assistant", Content: "done"}),
+		// the person switches models, runs turn 3...
+		mk(agent.RecordModel, map[string]any{"model": "anthropic:claude-sonnet-4-5", "chosen": true}),
+		mk(agent.RecordTurn, map[string]string{"id": "s-t3"}),
+		mk(agent.RecordMessage, agent.Message{Role: "user", Content: "again"}),
+		// ...and restores the conversation to a checkpoint of turn 2
+		mk(agent.RecordRewind, agent.RewindRecord{To: 4}),
+	}
+	r, err := agent.Restore(recs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Model != "anthropic:claude-sonnet-4-5" || len(r.History) != 2 {
+		t.Fatalf("model %s, history %+v", r.Model, r.History)
+	}
+	if th := r.History[1].Thinking; len(th) != 1 || th[0].Signature != "" || th[0].Text != "t" {
+		t.Errorf("thinking after the rewind = %+v, want the text without opus's signature", th)
+	}
+	// Without a switch in between, the signature stays.
+	same := append(append([]agent.JournalRecord(nil), recs[:7]...), mk(agent.RecordRewind, agent.RewindRecord{To: 4}))
+	if r, err := agent.Restore(same); err != nil || r.History[1].Thinking[0].Signature != "sig-opus" {
+		t.Errorf("rewind without a switch: %v %+v", err, r.History)
+	}
+}
+
+// A live session reset to a history its journal says another model wrote
+// reads it as after a switch.
+func TestResetConversationToAnotherModelsHistory(t *testing.T) {
+	s := agent.NewSession("s", agent.Config{Model: "anthropic:claude-sonnet-4-5"})
+	signed := []agent.Message{{Role: "user", Content: "hi"}, {Role: "assistant", Content: "ok", Thinking: []agent.Thinking{{Text: "t", Signature: "sig-opus"}}}}
+	if err := s.ResetConversation(agent.Restored{History: signed, Model: "anthropic:claude-opus-4-1"}); err != nil {
+		t.Fatal(err)
+	}
+	if th := s.History()[1].Thinking; len(th) != 1 || th[0].Signature != "" {
+		t.Errorf("thinking = %+v, want no signature", th)
+	}
+	if err := s.ResetConversation(agent.Restored{History: signed, Model: "anthropic:claude-sonnet-4-5"}); err != nil {
+		t.Fatal(err)
+	}
+	if th := s.History()[1].Thinking; len(th) != 1 || th[0].Signature != "sig-opus" {
+		t.Errorf("thinking of the model running = %+v, want its signature kept", th)
+	}
+}

@@ -147,6 +147,14 @@ func Restore(records []JournalRecord) (Restored, error) {
 				return bad(err)
 			}
 			r.History, r.Todos = back.History, back.Todos
+			for _, between := range records[w.To:i] {
+				if between.Kind == RecordModel {
+					// The history rewound to was the previous model's:
+					// read it as a switch does.
+					r.History = crossModel(r.History)
+					break
+				}
+			}
 		}
 		// Unknown kinds come from a newer agentls: they add, never change,
 		// the conversation, so they are skipped.
@@ -232,6 +240,11 @@ func (s *Session) ResetConversation(r Restored) error {
 		return ErrBusy
 	}
 	s.history = append([]Message(nil), r.History...)
+	if r.Model != "" && r.Model != s.cfg.Model {
+		// The journal's model is not the one running (a switch not
+		// journaled): its thinking signatures are not this model's.
+		s.history = crossModel(s.history)
+	}
 	s.todos = append([]tools.Todo(nil), r.Todos...)
 	return nil
 }
