@@ -207,3 +207,56 @@ func TestResetConversationToAnotherModelsHistory(t *testing.T) {
 		t.Errorf("thinking of the model running = %+v, want its signature kept", th)
 	}
 }
+
+// A restore holds its session busy: no turn, compaction or model switch
+// starts under it (the restore's own reset of the conversation goes
+// through); and a restore is refused while a compaction runs, whose
+// summary would replace the restored history.
+func TestRestoreHoldsTheSession(t *testing.T) {
+	one := &scripted{steps: []step{{block: true}}, inFlight: make(chan struct{}, 1)}
+	history := []agent.Message{
+		{Role: agent.RoleUser, Content: "one"}, {Role: agent.RoleAssistant, Content: "a"},
+		{Role: agent.RoleUser, Content: "two"}, {Role: agent.RoleAssistant, Content: "b"},
+	}
+	r := newSwitchRig(t, one, 5000, agent.Restored{History: history}, "a:one", false)
+	release, err := r.sess.HoldForRestore()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := r.sess.Start(context.Background(), "go on", func(agent.Event) {}); !errors.Is(err, agent.ErrBusy) {
+		t.Errorf("a turn during a restore: %v, want ErrBusy", err)
+	}
+	if err := r.sess.Compact(context.Background(), func(agent.Event) {}); !errors.Is(err, agent.ErrBusy) {
+		t.Errorf("a compaction during a restore: %v, want ErrBusy", err)
+	}
+	if err := r.sess.SwitchModel(agent.Model{Spec: "b:two", Provider: &scripted{}}, nil); !errors.Is(err, agent.ErrBusy) {
+		t.Errorf("a model switch during a restore: %v, want ErrBusy", err)
+	}
+	if _, err := r.sess.HoldForRestore(); err == nil {
+		t.Error("a second restore was let in")
+	}
+	if err := r.sess.ResetConversation(agent.Restored{History: history[:2]}); err != nil {
+		t.Errorf("the restore's own reset: %v", err)
+	}
+	release()
+
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- r.sess.Compact(ctx, func(agent.Event) {}) }()
+	select {
+	case <-one.inFlight:
+	case err := <-done:
+		t.Fatalf("the compaction did not ask the model: %v", err)
+	}
+	if _, err := r.sess.HoldForRestore(); err == nil {
+		t.Error("a restore was let in during a compaction")
+	}
+	if err := r.sess.ResetConversation(agent.Restored{}); err == nil {
+		t.Error("the conversation was reset during a compaction")
+	}
+	cancel()
+	<-done
+	if got := len(r.sess.History()); got != 2 {
+		t.Errorf("history after the cancelled compaction: %d messages, want the 2 the restore left", got)
+	}
+}

@@ -231,13 +231,16 @@ func (s *Session) journal(kind string, v any) {
 
 // ResetConversation puts the conversation back to r's history and todos
 // (a checkpoint's restore: r is the journal up to the checkpoint, and a
-// RecordRewind the store keeps says so). It is refused while a turn runs.
-// The turn count and usage go on.
+// RecordRewind the store keeps says so). It is refused while a turn or a
+// compaction runs. The turn count and usage go on.
 func (s *Session) ResetConversation(r Restored) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.current != nil {
 		return ErrBusy
+	}
+	if s.compacting {
+		return errCompacting
 	}
 	s.history = append([]Message(nil), r.History...)
 	if r.Model != "" && r.Model != s.cfg.Model {

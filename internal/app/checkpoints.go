@@ -169,14 +169,21 @@ func (r CheckpointRestore) Text(rel func(string) string) string {
 
 // RestoreCheckpoint restores a session's files, conversation or both to
 // before a checkpoint; the restore is itself a checkpoint (Undo). It is
-// refused while the live session runs a turn.
+// refused while the live session runs a turn or a compaction, and holds
+// it busy until done (agent.Session.HoldForRestore).
 func (e *Env) RestoreCheckpoint(ctx context.Context, o RestoreOptions) (CheckpointRestore, error) {
 	var out CheckpointRestore
 	if !o.Files && !o.Conversation {
 		return out, errors.New("restore: say what to restore: files, conversation or both")
 	}
-	if o.Live != nil && o.Live.Current() != nil {
-		return out, agent.ErrBusy
+	if o.Live != nil {
+		// The session stays busy for the whole restore: no turn,
+		// compaction or model switch starts under it.
+		release, err := o.Live.HoldForRestore()
+		if err != nil {
+			return out, err
+		}
+		defer release()
 	}
 	eng, err := e.Checkpoints(ctx)
 	if err != nil {
@@ -223,17 +230,16 @@ func (e *Env) RestoreCheckpoint(ctx context.Context, o RestoreOptions) (Checkpoi
 }
 
 // rewind takes a session's conversation back to its first to records,
-// in the store and in the live session.
+// in the live session and then in the store: the rewind record is
+// appended only once the live session took it, so a refused reset leaves
+// the journal as it was.
 func (e *Env) rewind(ctx context.Context, st *store.Store, sessionID string, to int, live *agent.Session) (*ConversationRestore, error) {
 	data, _ := json.Marshal(agent.RewindRecord{To: to})
-	if _, err := st.AppendRecord(ctx, sessionID, agent.RecordRewind, string(data)); err != nil {
-		return nil, err
-	}
 	recs, err := journalRecords(ctx, st, sessionID)
 	if err != nil {
 		return nil, err
 	}
-	r, err := agent.Restore(recs)
+	r, err := agent.Restore(append(recs, agent.JournalRecord{Kind: agent.RecordRewind, Data: data}))
 	if err != nil {
 		return nil, err
 	}
@@ -241,6 +247,12 @@ func (e *Env) rewind(ctx context.Context, st *store.Store, sessionID string, to 
 		if err := live.ResetConversation(r); err != nil {
 			return nil, err
 		}
+	}
+	if _, err := st.AppendRecord(ctx, sessionID, agent.RecordRewind, string(data)); err != nil {
+		if live != nil {
+			return nil, fmt.Errorf("the conversation is restored in this session but the restore was not saved (a resumed session will not see it): %w", err)
+		}
+		return nil, err
 	}
 	return &ConversationRestore{Records: to, Messages: len(r.History)}, nil
 }

@@ -215,3 +215,51 @@ func TestCheckpointRestoreConversation(t *testing.T) {
 		t.Errorf("the next turn did not go on: %d messages", len(w.sess.History()))
 	}
 }
+
+// A restore while the live session compacts its conversation is refused
+// before it changes anything: the files stay, and the journal gets no
+// rewind record a resume would replay (the compaction's summary would
+// have replaced the restored conversation).
+func TestCheckpointRestoreRefusedWhileCompacting(t *testing.T) {
+	ctx := context.Background()
+	w := newCPWorld(t)
+	w.turn(t, "echo one > one.txt")
+	c := w.turn(t, "echo two > two.txt")
+	st, err := w.env.Store(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	before, err := st.Records(ctx, w.sess.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.prov.mu.Lock()
+	w.prov.hold, w.prov.holding = make(chan struct{}), make(chan struct{}, 1)
+	w.prov.mu.Unlock()
+	cctx, cancel := context.WithCancel(ctx)
+	done := make(chan error, 1)
+	go func() { done <- w.sess.Compact(cctx, func(agent.Event) {}) }()
+	select {
+	case <-w.prov.holding:
+	case err := <-done:
+		t.Fatalf("the compaction did not ask the model: %v", err)
+	}
+	_, err = w.env.RestoreCheckpoint(ctx, app.RestoreOptions{SessionID: w.sess.ID, Checkpoint: c.ID, Files: true, Conversation: true, Live: w.sess.Session})
+	cancel()
+	<-done
+	if err == nil {
+		t.Error("the restore ran while the conversation was being compacted")
+	}
+	if _, err := os.Stat(filepath.Join(w.root, "two.txt")); err != nil {
+		t.Errorf("two.txt: %v; the refused restore changed files", err)
+	}
+	after, err := st.Records(ctx, w.sess.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range after[len(before):] {
+		if r.Kind == agent.RecordRewind {
+			t.Errorf("the refused restore left a rewind record in the journal")
+		}
+	}
+}
