@@ -263,3 +263,31 @@ func TestCheckpointRestoreRefusedWhileCompacting(t *testing.T) {
 		}
 	}
 }
+
+// Undoing a restore of the conversation only brings the conversation back
+// and leaves the files alone, a step's since included.
+func TestUndoOfAConversationRestoreLeavesFiles(t *testing.T) {
+	ctx := context.Background()
+	w := newCPWorld(t)
+	w.turn(t, "echo one > one.txt")
+	c := w.turn(t, "echo two > two.txt")
+	afterTwo := len(w.sess.History())
+	if _, err := w.env.RestoreCheckpoint(ctx, app.RestoreOptions{SessionID: w.sess.ID, Checkpoint: c.ID, Conversation: true, Live: w.sess.Session}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Join(w.root, "two.txt")); err != nil {
+		t.Fatalf("two.txt after a restore of the conversation only: %v", err)
+	}
+	w.turn(t, "echo three > three.txt")
+	if _, err := w.env.UndoRestore(ctx, w.sess.ID, w.sess.Session); err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{"one.txt", "two.txt", "three.txt"} {
+		if _, err := os.Stat(filepath.Join(w.root, name)); err != nil {
+			t.Errorf("%s after undoing a restore of the conversation: %v", name, err)
+		}
+	}
+	if got := len(w.sess.History()); got != afterTwo {
+		t.Errorf("conversation after undo: %d messages, want %d", got, afterTwo)
+	}
+}
