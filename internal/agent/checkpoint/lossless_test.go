@@ -238,3 +238,25 @@ func TestRestoreNeverCreatesThroughALinkInTheWorkspace(t *testing.T) {
 		t.Errorf("skipped = %+v, want dir/file's, for the link", r.Skipped)
 	}
 }
+
+// A folder made read-only, deleted by a step: the restore writes its files
+// before it gives the folder its mode.
+func TestReadOnlyFolderRestoredWithItsFiles(t *testing.T) {
+	if os.Getuid() == 0 {
+		t.Skip("root writes into read-only folders")
+	}
+	f := newFixture(t, checkpoint.DefaultOptions())
+	f.write(t, "ro/f.txt", "inside\n", 0o644)
+	if err := os.Chmod(filepath.Join(f.root, "ro"), 0o555); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.Chmod(filepath.Join(f.root, "ro"), 0o755) })
+	c := f.step(t, "s1", "chmod u+w ro && rm -rf ro")
+	r := f.restore(t, "s1", c.ID)
+	if got, err := os.ReadFile(filepath.Join(f.root, "ro/f.txt")); err != nil || string(got) != "inside\n" {
+		t.Errorf("ro/f.txt = %q, %v after the restore:\n%s", got, err, r.Text(f.ws.Rel))
+	}
+	if fi, err := os.Stat(filepath.Join(f.root, "ro")); err != nil || fi.Mode().Perm() != 0o555 {
+		t.Errorf("ro: %v, %v; want mode 0555", fi, err)
+	}
+}

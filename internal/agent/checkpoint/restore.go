@@ -343,7 +343,8 @@ func (e *Engine) version(ctx context.Context, s store.FileState, copyTo string) 
 
 // apply carries the actions out in an order that works: files and links
 // out of the way, folders removed deepest first, folders made shallowest
-// first, files and links written, folders' modes set. Each path passes the
+// first (writable), files and links written, then folders' modes set.
+// Each path passes the
 // workspace's confinement first; a file open in the editor changes in its
 // buffer (the editor's undo can take it back).
 func (e *Engine) apply(ctx context.Context, p *Pending, actions []action, buffers map[string]string, rep *Restore) {
@@ -426,8 +427,6 @@ func (e *Engine) apply(ctx context.Context, p *Pending, actions []action, buffer
 			r, rel := relOf(a)
 			if err := r.MkdirAll(rel, 0o700); err != nil {
 				fail(a, err)
-			} else if err := r.Chmod(rel, fs.FileMode(a.to.Mode)&fs.ModePerm); err != nil {
-				fail(a, err)
 			}
 		}
 	}
@@ -470,9 +469,11 @@ func (e *Engine) apply(ctx context.Context, p *Pending, actions []action, buffer
 			}
 		}
 	}
-	// 5. folders' modes
-	for _, a := range actions {
-		if a.from.Kind == store.KindDir && a.to.Kind == store.KindDir {
+	// 5. folders' modes, deepest first, once their files are written (a
+	// read-only folder takes none)
+	slices.SortStableFunc(dirs, func(x, y action) int { return depth(y) - depth(x) })
+	for _, a := range dirs {
+		if _, failed := done[a.path]; !failed && a.to.Kind == store.KindDir {
 			r, rel := relOf(a)
 			if err := r.Chmod(rel, fs.FileMode(a.to.Mode)&fs.ModePerm); err != nil {
 				fail(a, err)
