@@ -260,3 +260,21 @@ func TestReadOnlyFolderRestoredWithItsFiles(t *testing.T) {
 		t.Errorf("ro: %v, %v; want mode 0555", fi, err)
 	}
 }
+
+// A file the agent made large (its content then not kept) and small again
+// goes back to its content before the first step, which was kept.
+func TestFileMadeLargeInBetweenIsRestored(t *testing.T) {
+	opts := checkpoint.DefaultOptions()
+	opts.MaxFileBytes = 16
+	f := newFixture(t, opts)
+	f.write(t, "a.txt", "small\n", 0o644)
+	c1 := f.step(t, "s1", "echo 'now much more than sixteen bytes' > a.txt")
+	f.step(t, "s1", "echo 'agent' > a.txt")
+	r := f.restore(t, "s1", c1.ID)
+	if got := read(t, filepath.Join(f.root, "a.txt")); got != "small\n" {
+		t.Errorf("a.txt = %q, want its content before checkpoint %d:\n%s", got, c1.ID, r.Text(f.ws.Rel))
+	}
+	if len(r.Conflicts) != 0 {
+		t.Errorf("conflicts = %+v, want none: nobody else changed a.txt", r.Conflicts)
+	}
+}

@@ -162,7 +162,10 @@ func planRestore(cps []store.Checkpoint, now map[string]pathNow) plan {
 			}
 		}
 		for i := len(seq) - 1; i >= 1; i-- {
-			if !sameState(seq[i-1].After, seq[i].Before) {
+			// Same, not sameState: a content not kept (too large) after
+			// one step and before the next is the same unknown, not
+			// someone else's change.
+			if !seq[i-1].After.Same(seq[i].Before) {
 				target, between = seq[i].Before, true
 				break
 			}
