@@ -257,9 +257,9 @@ func (e *Env) rewind(ctx context.Context, st *store.Store, sessionID string, to 
 	return &ConversationRestore{Records: to, Messages: len(r.History)}, nil
 }
 
-// UndoRestore undoes the session's last restore (files, and the
-// conversation when that restore changed it); it is a restore itself, so
-// undoing again redoes.
+// UndoRestore undoes the session's last restore: its files when it
+// changed files, its conversation when it changed that; it is a restore
+// itself, so undoing again redoes.
 func (e *Env) UndoRestore(ctx context.Context, sessionID string, live *agent.Session) (CheckpointRestore, error) {
 	st, err := e.Store(ctx)
 	if err != nil {
@@ -271,8 +271,15 @@ func (e *Env) UndoRestore(ctx context.Context, sessionID string, live *agent.Ses
 	}
 	for i := len(list) - 1; i >= 0; i-- {
 		if c := list[i]; c.Kind == store.CheckpointRestore {
-			return e.RestoreCheckpoint(ctx, RestoreOptions{SessionID: sessionID, Checkpoint: c.ID, Files: true,
-				Conversation: c.ConvSeq >= 0, Live: live})
+			// Only what that restore changed: a restore of the
+			// conversation only changed no file, and undoing it must not
+			// undo the files of the steps since.
+			files, conv := c.Changed > 0, c.ConvSeq >= 0
+			if !files && !conv {
+				return CheckpointRestore{}, fmt.Errorf("the last restore (checkpoint %d) changed no file and not the conversation: there is nothing to undo", c.ID)
+			}
+			return e.RestoreCheckpoint(ctx, RestoreOptions{SessionID: sessionID, Checkpoint: c.ID, Files: files,
+				Conversation: conv, Live: live})
 		}
 	}
 	return CheckpointRestore{}, fmt.Errorf("session %s has no restore to undo", sessionID)
