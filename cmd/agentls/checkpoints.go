@@ -105,14 +105,20 @@ func cmdCheckpoints(ctx context.Context, args []string, stdout, stderr io.Writer
 		}
 		rep, err = env.RestoreCheckpoint(ctx, app.RestoreOptions{SessionID: id, Checkpoint: cp,
 			Files: !*conversationOnly, Conversation: *conversation || *conversationOnly})
-		if err != nil {
-			return fail(1, err)
-		}
 	case "undo":
 		rep, err = env.UndoRestore(ctx, id, nil)
-		if err != nil {
+	}
+	if err != nil {
+		if !rep.Partial() {
 			return fail(1, err)
 		}
+		// Part was done: say what, then fail.
+		if *jsonOut {
+			_ = json.NewEncoder(stdout).Encode(rep)
+		} else {
+			fmt.Fprintln(stdout, rep.Text(rel))
+		}
+		return fail(1, fmt.Errorf("the restore did not finish: %w", err))
 	}
 	if *jsonOut {
 		_ = json.NewEncoder(stdout).Encode(rep)

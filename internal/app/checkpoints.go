@@ -158,6 +158,22 @@ type ConversationRestore struct {
 	Messages int `json:"messages"`
 }
 
+// Partial reports whether a restore that ended in an error did part of
+// its work — put paths back, found conflicts or paths to leave alone,
+// restored the conversation: its report says what, beside the error.
+func (r CheckpointRestore) Partial() bool {
+	return len(r.Restored)+len(r.Conflicts)+len(r.Skipped) > 0 || r.Conversation != nil
+}
+
+// ErrorText is a restore that ended in err in words: what it did, if
+// anything, then what it did not.
+func (r CheckpointRestore) ErrorText(rel func(string) string, err error) string {
+	if !r.Partial() {
+		return "nothing was restored: " + err.Error()
+	}
+	return r.Text(rel) + "\nbut the restore did not finish: " + err.Error()
+}
+
 // Text is the restore in words.
 func (r CheckpointRestore) Text(rel func(string) string) string {
 	t := r.Restore.Text(rel)
@@ -170,7 +186,8 @@ func (r CheckpointRestore) Text(rel func(string) string) string {
 // RestoreCheckpoint restores a session's files, conversation or both to
 // before a checkpoint; the restore is itself a checkpoint (Undo). It is
 // refused while the live session runs a turn or a compaction, and holds
-// it busy until done (agent.Session.HoldForRestore).
+// it busy until done (agent.Session.HoldForRestore). On an error the
+// report still says what was done (CheckpointRestore.Partial, ErrorText).
 func (e *Env) RestoreCheckpoint(ctx context.Context, o RestoreOptions) (CheckpointRestore, error) {
 	var out CheckpointRestore
 	if !o.Files && !o.Conversation {
@@ -223,7 +240,7 @@ func (e *Env) RestoreCheckpoint(ctx context.Context, o RestoreOptions) (Checkpoi
 	}
 	if o.Conversation {
 		if out.Conversation, err = e.rewind(ctx, st, o.SessionID, cp.ConvSeq, o.Live); err != nil {
-			return out, fmt.Errorf("files restored, but not the conversation: %w", err)
+			return out, fmt.Errorf("the conversation was not restored: %w", err)
 		}
 	}
 	return out, nil

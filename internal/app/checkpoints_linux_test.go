@@ -6,6 +6,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"testing"
 
@@ -289,5 +290,37 @@ func TestUndoOfAConversationRestoreLeavesFiles(t *testing.T) {
 	}
 	if got := len(w.sess.History()); got != afterTwo {
 		t.Errorf("conversation after undo: %d messages, want %d", got, afterTwo)
+	}
+}
+
+// A restore whose files were put back and whose conversation then failed
+// reports both: the paths put back, and what was not done — never
+// "nothing was restored".
+func TestRestoreReportsWhatWasDoneBeforeAnError(t *testing.T) {
+	ctx := context.Background()
+	w := newCPWorld(t)
+	c := w.turn(t, "echo two > two.txt")
+	st, err := w.env.Store(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// A journal record that does not read back: the conversation cannot
+	// be rebuilt.
+	if _, err := st.AppendRecord(ctx, w.sess.ID, agent.RecordMessage, "{not json"); err != nil {
+		t.Fatal(err)
+	}
+	rep, err := w.env.RestoreCheckpoint(ctx, app.RestoreOptions{SessionID: w.sess.ID, Checkpoint: c.ID, Files: true, Conversation: true, Live: w.sess.Session})
+	if err == nil {
+		t.Fatal("the restore of an unreadable conversation succeeded")
+	}
+	if _, serr := os.Stat(filepath.Join(w.root, "two.txt")); serr == nil {
+		t.Fatal("two.txt is still there: the files were not restored")
+	}
+	if !rep.Partial() || len(rep.Restored) != 1 {
+		t.Errorf("report = %+v, want two.txt put back", rep)
+	}
+	text := rep.ErrorText(func(p string) string { return filepath.Base(p) }, err)
+	if strings.Contains(text, "nothing was restored") || !strings.Contains(text, "two.txt") || !strings.Contains(text, "conversation was not restored") {
+		t.Errorf("text = %q", text)
 	}
 }
