@@ -165,7 +165,7 @@ func (e *Engine) refreshLocked(ctx context.Context) (refreshed, error) {
 			delete(e.trackers, path)
 		}
 	}
-	out := refreshed{changes: map[string][2]store.FileState{}, untracked: map[string]string{}}
+	out := refreshed{changes: map[string][2]store.FileState{}, untracked: map[string]string{}, blobs: map[string][]byte{}}
 	for _, r := range roots {
 		t, ok := e.trackers[r]
 		if !ok {
@@ -176,6 +176,7 @@ func (e *Engine) refreshLocked(ctx context.Context) (refreshed, error) {
 			e.trackers[r] = t
 			continue // its first walk is the baseline: no change to anyone
 		}
+		t.keepBefore = len(e.open) > 0 // the changes are a step's
 		changes, err := t.refresh(ctx)
 		if err != nil {
 			return out, err
@@ -186,6 +187,9 @@ func (e *Engine) refreshLocked(ctx context.Context) (refreshed, error) {
 				continue
 			}
 			out.changes[joinRoot(r, c.rel)] = [2]store.FileState{c.before, c.after}
+			if c.beforeData != nil {
+				out.blobs[c.before.Hash] = c.beforeData
+			}
 		}
 	}
 	return out, nil
@@ -197,6 +201,9 @@ func (e *Engine) refreshLocked(ctx context.Context) (refreshed, error) {
 type refreshed struct {
 	changes   map[string][2]store.FileState
 	untracked map[string]string
+	// blobs are the contents before that the baseline stopped naming,
+	// for the step's checkpoint to keep.
+	blobs map[string][]byte
 }
 
 // attribute gives changes to the latest step running (when steps of two
@@ -210,6 +217,9 @@ func (e *Engine) attribute(r refreshed) {
 	p := e.open[len(e.open)-1]
 	for path, c := range r.changes {
 		p.note(path, c[0], c[1], nil)
+	}
+	for h, d := range r.blobs {
+		p.blobs[h] = d
 	}
 	for path, why := range r.untracked {
 		p.untracked[path] = why

@@ -278,3 +278,45 @@ func TestFileMadeLargeInBetweenIsRestored(t *testing.T) {
 		t.Errorf("conflicts = %+v, want none: nobody else changed a.txt", r.Conflicts)
 	}
 }
+
+// The content a step changed stays restorable when unused contents are
+// collected while the step runs (a prune of another session's
+// checkpoints): once the baseline no longer names it, only the step's
+// checkpoint will, and the checkpoint is added when the step ends.
+func TestStepsBeforeContentSurvivesACollection(t *testing.T) {
+	f := newFixture(t, checkpoint.DefaultOptions())
+	ctx := context.Background()
+	f.write(t, "a.txt", "before the step\n", 0o644)
+	if err := f.e.Prepare(ctx); err != nil {
+		t.Fatal(err)
+	}
+	p, err := f.e.Begin(ctx, checkpoint.Step{SessionID: "s1", TurnID: "s1-t1", Tool: "bash", Title: "rewrite a.txt"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.write(t, "a.txt", "the step's\n", 0o644)
+	// Another session's step begins meanwhile: its refresh finds the
+	// change (s1's) and the baseline stops naming the content before.
+	q, err := f.e.Begin(ctx, checkpoint.Step{SessionID: "s2", TurnID: "s2-t1", Tool: "bash", Title: "ls"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	q.Cancel()
+	// A prune of a third session collects the contents nothing names.
+	for range 2 {
+		if _, err := f.st.AddCheckpoint(ctx, store.Checkpoint{SessionID: "s3", Kind: store.CheckpointStep, ConvSeq: -1}, nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if n, err := f.st.PruneCheckpoints(ctx, "s3", 1, 0); err != nil || n != 1 {
+		t.Fatalf("prune: %d, %v", n, err)
+	}
+	c, err := p.End(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := f.restore(t, "s1", c.ID)
+	if got := read(t, filepath.Join(f.root, "a.txt")); got != "before the step\n" {
+		t.Errorf("a.txt = %q after the restore:\n%s", got, r.Text(f.ws.Rel))
+	}
+}

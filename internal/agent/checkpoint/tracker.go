@@ -44,6 +44,11 @@ type tracker struct {
 	// ignored is this refresh's view of the folders the workspace's
 	// ignore files hide.
 	ignored *tools.IgnoredFolders
+	// keepBefore makes a refresh read the contents the baseline stops
+	// naming into its changes (a step runs, whose checkpoint will name
+	// them); kept counts the changes already read.
+	keepBefore bool
+	keptTo     int
 }
 
 // change is one path found different from the baseline, or (untracked
@@ -53,6 +58,10 @@ type change struct {
 	rel           string
 	before, after store.FileState
 	untracked     string
+	// beforeData is the content before, read from the store before the
+	// baseline stopped naming it (keepBefore), so no collection of unused
+	// contents can take it before the step's checkpoint names it.
+	beforeData []byte
 }
 
 // batch is what a refresh keeps in the store, in one transaction.
@@ -112,6 +121,7 @@ func (t *tracker) close() {
 // changed since the last refresh, in path order.
 func (t *tracker) refresh(ctx context.Context) ([]change, error) {
 	var changes []change
+	t.keptTo = 0
 	b := newBatch()
 	t.ignored = tools.NewIgnoredFolders(t.path, t.root)
 	if t.watch == nil {
@@ -144,7 +154,7 @@ func (t *tracker) refresh(ctx context.Context) ([]change, error) {
 			return nil, err
 		}
 	}
-	if err := t.flush(ctx, b); err != nil {
+	if err := t.flushKeeping(ctx, b, changes); err != nil {
 		return nil, err
 	}
 	slices.SortFunc(changes, func(a, b change) int { return strings.Compare(a.rel, b.rel) })
@@ -293,7 +303,7 @@ func (t *tracker) walkDir(ctx context.Context, dir *os.Root, rel string, seen ma
 			}
 		}
 		if b.bytes >= flushBytes {
-			if err := t.flush(ctx, b); err != nil {
+			if err := t.flushKeeping(ctx, b, *out); err != nil {
 				return err
 			}
 		}
@@ -416,6 +426,28 @@ func (t *tracker) gone(p string, b *batch, out *[]change) {
 	delete(b.set, p)
 	b.del = append(b.del, p)
 	*out = append(*out, change{rel: p, before: old.State})
+}
+
+// flushKeeping is flush, reading first (keepBefore) the contents before
+// of the changes since the last flush that the baseline stops naming:
+// once it does, nothing in the store names them until the step's
+// checkpoint is added, and a collection of unused contents (a prune, of
+// any session, in any process) could take them in between.
+func (t *tracker) flushKeeping(ctx context.Context, b *batch, changes []change) error {
+	if t.keepBefore {
+		for i := t.keptTo; i < len(changes); i++ {
+			c := &changes[i]
+			if h := c.before.Hash; h != "" && h != c.after.Hash {
+				if d, ok := b.blobs[h]; ok {
+					c.beforeData = d
+				} else if d, err := t.st.Blob(ctx, h); err == nil {
+					c.beforeData = d
+				}
+			}
+		}
+		t.keptTo = len(changes)
+	}
+	return t.flush(ctx, b)
 }
 
 // flush writes the batch (contents and index) and empties it.
