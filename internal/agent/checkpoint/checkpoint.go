@@ -82,6 +82,10 @@ type Engine struct {
 	trackers map[string]*tracker // by folder
 	open     []*Pending          // steps running, oldest first
 	closed   bool
+	// unnamed are contents the baseline stopped naming (a file's version
+	// before a change), to collect at the next checkpoint unless
+	// something names them again.
+	unnamed map[string]bool
 	// walkOnly walks the tree at every refresh, as systems without a
 	// watcher do (tests measure and check that way too).
 	walkOnly bool
@@ -93,7 +97,7 @@ func New(st *store.Store, ws *tools.Workspace, opts Options, log *slog.Logger) *
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	return &Engine{st: st, ws: ws, opts: opts, log: log, trackers: map[string]*tracker{}}
+	return &Engine{st: st, ws: ws, opts: opts, log: log, trackers: map[string]*tracker{}, unnamed: map[string]bool{}}
 }
 
 // Close stops watching the folders.
@@ -187,6 +191,9 @@ func (e *Engine) refreshLocked(ctx context.Context) (refreshed, error) {
 				continue
 			}
 			out.changes[joinRoot(r, c.rel)] = [2]store.FileState{c.before, c.after}
+			if h := c.before.Hash; h != "" && h != c.after.Hash {
+				e.unnamed[h] = true
+			}
 			if c.beforeData != nil {
 				out.blobs[c.before.Hash] = c.beforeData
 			}
@@ -369,6 +376,17 @@ func (e *Engine) save(ctx context.Context, p *Pending) (store.Checkpoint, error)
 	c.ID = id
 	if _, err := e.st.PruneCheckpoints(ctx, c.SessionID, e.opts.Keep, e.opts.KeepBytes); err != nil {
 		e.log.Warn("prune checkpoints", "session", c.SessionID, "error", err)
+	}
+	// The versions the baseline stopped naming that no checkpoint took
+	// (the person's changes between steps, a build's output rewritten)
+	// go now. A running step's own are in its Pending and come back with
+	// its checkpoint.
+	if len(e.unnamed) > 0 {
+		if err := e.st.CollectBlobs(ctx, slices.Collect(maps.Keys(e.unnamed))); err != nil {
+			e.log.Warn("collect unused checkpoint contents", "error", err)
+		} else {
+			clear(e.unnamed)
+		}
 	}
 	return c, nil
 }

@@ -3,8 +3,8 @@ package checkpoint_test
 import (
 	"context"
 	"os"
-
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -318,5 +318,36 @@ func TestStepsBeforeContentSurvivesACollection(t *testing.T) {
 	r := f.restore(t, "s1", c.ID)
 	if got := read(t, filepath.Join(f.root, "a.txt")); got != "before the step\n" {
 		t.Errorf("a.txt = %q after the restore:\n%s", got, r.Text(f.ws.Rel))
+	}
+}
+
+// The versions of a file rewritten between steps (a watch build's
+// bundle) that no checkpoint names are not kept: the store stays the size
+// of what can be restored.
+func TestContentsNothingNamesAreCollected(t *testing.T) {
+	f := newFixture(t, checkpoint.DefaultOptions())
+	ctx := context.Background()
+	f.write(t, "bundle.js", "x", 0o644)
+	f.step(t, "s1", "true")
+	n0, _, _ := f.st.BlobBytes(ctx)
+	for i := range 30 {
+		f.write(t, "bundle.js", strings.Repeat(string(rune('a'+i%26)), 200_000)+strconv.Itoa(i), 0o644)
+		f.step(t, "s1", "true")
+	}
+	n1, count, err := f.st.BlobBytes(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n1-n0 > 2*200_010 {
+		t.Errorf("the store grew by %d bytes (%d contents) for 30 versions of a file no checkpoint names", n1-n0, count)
+	}
+	// What a checkpoint names stays.
+	f.write(t, "kept.txt", "v0\n", 0o644)
+	c := f.step(t, "s1", "echo v1 > kept.txt")
+	f.write(t, "bundle.js", "y", 0o644)
+	f.step(t, "s1", "true")
+	f.restore(t, "s1", c.ID)
+	if got := read(t, filepath.Join(f.root, "kept.txt")); got != "v0\n" {
+		t.Errorf("kept.txt = %q after the restore", got)
 	}
 }

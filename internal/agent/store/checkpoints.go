@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
+	"strings"
 	"time"
 )
 
@@ -462,6 +463,32 @@ func collectBlobs(ctx context.Context, tx *sql.Tx) error {
 		AND NOT EXISTS (SELECT 1 FROM cp_files WHERE after_hash = cp_blobs.hash)
 		AND NOT EXISTS (SELECT 1 FROM cp_index WHERE hash = cp_blobs.hash)`); err != nil {
 		return fmt.Errorf("drop unused contents: %w", err)
+	}
+	return nil
+}
+
+// CollectBlobs deletes those of the contents hashes that no checkpoint
+// and no index entry names any more (the baseline's old versions of
+// files that changed), without scanning every content kept: what a
+// refresh stopped naming, collected as it goes, so the store does not
+// grow with every version of every file.
+func (s *Store) CollectBlobs(ctx context.Context, hashes []string) error {
+	const batch = 200
+	for len(hashes) > 0 {
+		n := min(batch, len(hashes))
+		part := hashes[:n]
+		hashes = hashes[n:]
+		args := make([]any, len(part))
+		for i, h := range part {
+			args[i] = h
+		}
+		marks := strings.TrimSuffix(strings.Repeat("?,", len(part)), ",")
+		if _, err := s.db.ExecContext(ctx, `DELETE FROM cp_blobs WHERE hash IN (`+marks+`)
+			AND NOT EXISTS (SELECT 1 FROM cp_files WHERE before_hash = cp_blobs.hash)
+			AND NOT EXISTS (SELECT 1 FROM cp_files WHERE after_hash = cp_blobs.hash)
+			AND NOT EXISTS (SELECT 1 FROM cp_index WHERE hash = cp_blobs.hash)`, args...); err != nil {
+			return fmt.Errorf("drop unused contents: %w", err)
+		}
 	}
 	return nil
 }
