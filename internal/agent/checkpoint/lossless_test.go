@@ -304,7 +304,8 @@ func TestStepsBeforeContentSurvivesACollection(t *testing.T) {
 	q.Cancel()
 	// A prune of a third session collects the contents nothing names.
 	for range 2 {
-		if _, err := f.st.AddCheckpoint(ctx, store.Checkpoint{SessionID: "s3", Kind: store.CheckpointStep, ConvSeq: -1}, nil); err != nil {
+		if _, err := f.st.AddCheckpoint(ctx, store.Checkpoint{SessionID: "s3", Kind: store.CheckpointStep, ConvSeq: -1,
+			Files: []store.CheckpointFile{{Path: "/elsewhere/made", After: store.FileState{Kind: store.KindDir, Mode: 0o755}}}}, nil); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -349,5 +350,33 @@ func TestContentsNothingNamesAreCollected(t *testing.T) {
 	f.restore(t, "s1", c.ID)
 	if got := read(t, filepath.Join(f.root, "kept.txt")); got != "v0\n" {
 		t.Errorf("kept.txt = %q after the restore", got)
+	}
+}
+
+// Steps that changed nothing (bash calls that only read) do not push the
+// checkpoints that can restore something out of the session's keep; they
+// are bounded on their own.
+func TestEmptyStepsDoNotCountAgainstKeep(t *testing.T) {
+	ctx := context.Background()
+	opts := checkpoint.DefaultOptions()
+	opts.Keep = 2
+	f := newFixture(t, opts)
+	first := f.step(t, "s1", "echo 1 > one.txt")
+	f.step(t, "s1", "echo 2 > two.txt")
+	for range 5 {
+		f.step(t, "s1", "ls > /dev/null")
+	}
+	list, err := f.e.List(ctx, "s1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(list) != 7 || list[0].ID != first.ID {
+		t.Errorf("checkpoints after 5 read-only steps: %d, first %d; want all 7, from %d", len(list), list[0].ID, first.ID)
+	}
+	for range 10 {
+		f.step(t, "s1", "ls > /dev/null")
+	}
+	if list, _ := f.e.List(ctx, "s1"); len(list) > 2*5 {
+		t.Errorf("%d checkpoints kept with keep 2: empty ones are not bounded", len(list))
 	}
 }

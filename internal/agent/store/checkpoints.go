@@ -386,41 +386,53 @@ func (s *Store) CheckpointsFrom(ctx context.Context, sessionID string, id int64)
 
 // PruneCheckpoints drops a session's oldest checkpoints until at most
 // keep remain and they keep at most keepBytes of content (0: no bound;
-// the newest always stays), then the contents nothing names any more. It returns how many it
-// dropped.
+// the newest always stays), then the contents nothing names any more. It
+// returns how many it dropped. A step's checkpoint that changed nothing
+// (a bash call that only read) does not count against keep, so read-only
+// steps do not push out the checkpoints that can restore something; such
+// empty ones go with the older ones around them, and beyond
+// emptyPerKept times keep of them in all.
 func (s *Store) PruneCheckpoints(ctx context.Context, sessionID string, keep int, keepBytes int64) (int, error) {
 	var (
-		count int
-		bytes int64
+		count, counted int
+		bytes          int64
 	)
-	if err := s.db.QueryRowContext(ctx, `SELECT COUNT(*), COALESCE(SUM(bytes), 0) FROM checkpoints WHERE session_id = ?`,
-		sessionID).Scan(&count, &bytes); err != nil {
+	if err := s.db.QueryRowContext(ctx, `SELECT COUNT(*), COALESCE(SUM(CASE WHEN kind = ? AND NOT EXISTS
+		(SELECT 1 FROM cp_files f WHERE f.checkpoint_id = checkpoints.id) THEN 0 ELSE 1 END), 0), COALESCE(SUM(bytes), 0)
+		FROM checkpoints WHERE session_id = ?`, CheckpointStep, sessionID).Scan(&count, &counted, &bytes); err != nil {
 		return 0, fmt.Errorf("prune checkpoints: %w", err)
 	}
-	if (keep <= 0 || count <= keep) && (keepBytes <= 0 || bytes <= keepBytes) {
+	over := func(counted, count int, bytes int64) bool {
+		return (keep > 0 && (counted > keep || count > keep*(emptyPerKept+1))) || (keepBytes > 0 && bytes > keepBytes)
+	}
+	if !over(counted, count, bytes) {
 		return 0, nil // the usual case, without listing
 	}
 	list, err := s.Checkpoints(ctx, sessionID)
 	if err != nil {
 		return 0, err
 	}
-	var total int64
-	for _, c := range list {
-		total += c.Bytes
-	}
 	var drop []int64
 	for _, c := range list[:len(list)-1] { // the newest stays, whatever its size
-		if (keep <= 0 || len(list)-len(drop) <= keep) && (keepBytes <= 0 || total <= keepBytes) {
+		if !over(counted, count, bytes) {
 			break
 		}
 		drop = append(drop, c.ID)
-		total -= c.Bytes
+		count--
+		bytes -= c.Bytes
+		if c.Kind != CheckpointStep || c.Changed > 0 {
+			counted--
+		}
 	}
 	if len(drop) == 0 {
 		return 0, nil
 	}
 	return len(drop), s.dropCheckpoints(ctx, `id <= ?`, sessionID, drop[len(drop)-1])
 }
+
+// emptyPerKept bounds a session's empty step checkpoints: at most this
+// many times the checkpoints kept.
+const emptyPerKept = 4
 
 // dropCheckpoints deletes the session's checkpoints matching cond (with
 // arg) and the contents nothing names any more, in one transaction.
