@@ -30,6 +30,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/agentls/agentls/internal/agent/store"
 	"github.com/agentls/agentls/internal/tools"
@@ -112,13 +113,24 @@ func (e *Engine) Close() {
 }
 
 // Prepare walks the folders now (the first walk reads every file), so the
-// first step does not wait for it.
+// first step does not wait for it; and drops the baselines of workspace
+// folders not used for IndexUnused.
 func (e *Engine) Prepare(ctx context.Context) error {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	_, err := e.refreshLocked(ctx)
+	if err == nil {
+		if _, perr := e.st.PruneIndexes(ctx, time.Now().Add(-IndexUnused)); perr != nil {
+			e.log.Warn("prune the baselines of unused workspace folders", "error", perr)
+		}
+	}
 	return err
 }
+
+// IndexUnused is how long a workspace folder's baseline (the stat cache
+// and one version of each file) is kept after its last use; the folder
+// opened again later is read afresh.
+const IndexUnused = 60 * 24 * time.Hour
 
 // Pending is a step begun and not yet ended: what it changed so far.
 type Pending struct {

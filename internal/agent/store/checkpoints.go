@@ -150,6 +150,9 @@ func (s *Store) SaveIndex(ctx context.Context, u IndexUpdate) (err error) {
 		return err
 	}
 	ws := cleanWorkspace(u.Workspace)
+	if err = markUsed(ctx, tx, ws); err != nil {
+		return err
+	}
 	for p, e := range u.Set {
 		data, merr := json.Marshal(e)
 		if merr != nil {
@@ -477,6 +480,51 @@ func collectBlobs(ctx context.Context, tx *sql.Tx) error {
 		return fmt.Errorf("drop unused contents: %w", err)
 	}
 	return nil
+}
+
+// markUsed notes that the workspace folder's index is in use now.
+func markUsed(ctx context.Context, tx *sql.Tx, ws string) error {
+	if _, err := tx.ExecContext(ctx, `INSERT INTO cp_workspaces (workspace, used_ns) VALUES (?, ?)
+		ON CONFLICT (workspace) DO UPDATE SET used_ns = excluded.used_ns`, ws, time.Now().UnixNano()); err != nil {
+		return fmt.Errorf("save checkpoint index: %w", err)
+	}
+	return nil
+}
+
+// PruneIndexes drops the checkpoint index (the baseline) of every
+// workspace folder whose index was not used since before, then the
+// contents nothing names any more, and returns how many folders' indexes
+// it dropped. It loses no checkpoint: a folder opened again is walked
+// and read afresh, and its checkpoints name their contents themselves.
+func (s *Store) PruneIndexes(ctx context.Context, before time.Time) (n int, err error) {
+	tx, err := s.db.BeginTx(ctx, nil)
+	if err != nil {
+		return 0, fmt.Errorf("prune checkpoint indexes: %w", err)
+	}
+	defer func() {
+		if err != nil {
+			tx.Rollback()
+		}
+	}()
+	cutoff := before.UnixNano()
+	if _, err = tx.ExecContext(ctx, `DELETE FROM cp_index WHERE workspace IN
+		(SELECT workspace FROM cp_workspaces WHERE used_ns < ?)`, cutoff); err != nil {
+		return 0, fmt.Errorf("prune checkpoint indexes: %w", err)
+	}
+	res, err := tx.ExecContext(ctx, `DELETE FROM cp_workspaces WHERE used_ns < ?`, cutoff)
+	if err != nil {
+		return 0, fmt.Errorf("prune checkpoint indexes: %w", err)
+	}
+	dropped, _ := res.RowsAffected()
+	if dropped > 0 {
+		if err = collectBlobs(ctx, tx); err != nil {
+			return 0, err
+		}
+	}
+	if err = tx.Commit(); err != nil {
+		return 0, fmt.Errorf("prune checkpoint indexes: %w", err)
+	}
+	return int(dropped), nil
 }
 
 // CollectBlobs deletes those of the contents hashes that no checkpoint
