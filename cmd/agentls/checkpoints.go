@@ -73,7 +73,10 @@ func cmdCheckpoints(ctx context.Context, args []string, stdout, stderr io.Writer
 		id = latest.ID
 	}
 	rel := env.Workspace().Rel
-	var rep app.CheckpointRestore
+	var (
+		rep  app.CheckpointRestore
+		rerr error // the restore's
+	)
 	switch verb {
 	case "list":
 		eng, err := env.Checkpoints(ctx)
@@ -103,16 +106,22 @@ func cmdCheckpoints(ctx context.Context, args []string, stdout, stderr io.Writer
 		if err != nil {
 			return fail(2, fmt.Errorf("restore %q: give a checkpoint id (see agentls checkpoints list)", rest[0]))
 		}
-		rep, err = env.RestoreCheckpoint(ctx, app.RestoreOptions{SessionID: id, Checkpoint: cp,
+		rep, rerr = env.RestoreCheckpoint(ctx, app.RestoreOptions{SessionID: id, Checkpoint: cp,
 			Files: !*conversationOnly, Conversation: *conversation || *conversationOnly})
-		if err != nil {
-			return fail(1, err)
-		}
 	case "undo":
-		rep, err = env.UndoRestore(ctx, id, nil)
-		if err != nil {
-			return fail(1, err)
+		rep, rerr = env.UndoRestore(ctx, id, nil)
+	}
+	if rerr != nil {
+		if !rep.Partial() {
+			return fail(1, rerr)
 		}
+		// Part was done: say what, then fail.
+		if *jsonOut {
+			_ = json.NewEncoder(stdout).Encode(rep)
+		} else {
+			fmt.Fprintln(stdout, rep.Text(rel))
+		}
+		return fail(1, fmt.Errorf("the restore did not finish: %w", rerr))
 	}
 	if *jsonOut {
 		_ = json.NewEncoder(stdout).Encode(rep)

@@ -148,3 +148,115 @@ func TestRewind(t *testing.T) {
 		t.Error("a rewind past its own record was accepted")
 	}
 }
+
+// A rewind past a model switch does not bring back the old model's
+// thinking signatures: the model now running refuses a signature it did
+// not issue. The rewind's history is read as the switch read it.
+func TestRewindPastAModelSwitchDropsSignatures(t *testing.T) {
+	mk := func(kind string, v any) agent.JournalRecord {
+		b, _ := json.Marshal(v)
+		return agent.JournalRecord{Kind: kind, Data: b}
+	}
+	recs := []agent.JournalRecord{
+		mk(agent.RecordModel, map[string]any{"model": "anthropic:claude-opus-4-1", "chosen": true}),
+		mk(agent.RecordTurn, map[string]string{"id": "s-t1"}),
+		mk(agent.RecordMessage, agent.Message{Role: "user", Content: "hi"}),
+		mk(agent.RecordMessage, agent.Message{Role: "assistant", Content: "ok", Thinking: []agent.Thinking{{Text: "t", Signature: "sig-opus"}}}),
+		mk(agent.RecordTurn, map[string]string{"id": "s-t2"}), // record 4: turn 2's checkpoints stand on 4
+		mk(agent.RecordMessage, agent.Message{Role: "user", Content: "more"}),
+		mk(agent.RecordMessage, agent.Message{Role: "assistant", Content: "done"}),
+		// the person switches models, runs turn 3...
+		mk(agent.RecordModel, map[string]any{"model": "anthropic:claude-sonnet-4-5", "chosen": true}),
+		mk(agent.RecordTurn, map[string]string{"id": "s-t3"}),
+		mk(agent.RecordMessage, agent.Message{Role: "user", Content: "again"}),
+		// ...and restores the conversation to a checkpoint of turn 2
+		mk(agent.RecordRewind, agent.RewindRecord{To: 4}),
+	}
+	r, err := agent.Restore(recs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Model != "anthropic:claude-sonnet-4-5" || len(r.History) != 2 {
+		t.Fatalf("model %s, history %+v", r.Model, r.History)
+	}
+	if th := r.History[1].Thinking; len(th) != 1 || th[0].Signature != "" || th[0].Text != "t" {
+		t.Errorf("thinking after the rewind = %+v, want the text without opus's signature", th)
+	}
+	// Without a switch in between, the signature stays.
+	same := append(append([]agent.JournalRecord(nil), recs[:7]...), mk(agent.RecordRewind, agent.RewindRecord{To: 4}))
+	if r, err := agent.Restore(same); err != nil || r.History[1].Thinking[0].Signature != "sig-opus" {
+		t.Errorf("rewind without a switch: %v %+v", err, r.History)
+	}
+}
+
+// A live session reset to a history its journal says another model wrote
+// reads it as after a switch.
+func TestResetConversationToAnotherModelsHistory(t *testing.T) {
+	s := agent.NewSession("s", agent.Config{Model: "anthropic:claude-sonnet-4-5"})
+	signed := []agent.Message{{Role: "user", Content: "hi"}, {Role: "assistant", Content: "ok", Thinking: []agent.Thinking{{Text: "t", Signature: "sig-opus"}}}}
+	if err := s.ResetConversation(agent.Restored{History: signed, Model: "anthropic:claude-opus-4-1"}); err != nil {
+		t.Fatal(err)
+	}
+	if th := s.History()[1].Thinking; len(th) != 1 || th[0].Signature != "" {
+		t.Errorf("thinking = %+v, want no signature", th)
+	}
+	if err := s.ResetConversation(agent.Restored{History: signed, Model: "anthropic:claude-sonnet-4-5"}); err != nil {
+		t.Fatal(err)
+	}
+	if th := s.History()[1].Thinking; len(th) != 1 || th[0].Signature != "sig-opus" {
+		t.Errorf("thinking of the model running = %+v, want its signature kept", th)
+	}
+}
+
+// A restore holds its session busy: no turn, compaction or model switch
+// starts under it (the restore's own reset of the conversation goes
+// through); and a restore is refused while a compaction runs, whose
+// summary would replace the restored history.
+func TestRestoreHoldsTheSession(t *testing.T) {
+	one := &scripted{steps: []step{{block: true}}, inFlight: make(chan struct{}, 1)}
+	history := []agent.Message{
+		{Role: agent.RoleUser, Content: "one"}, {Role: agent.RoleAssistant, Content: "a"},
+		{Role: agent.RoleUser, Content: "two"}, {Role: agent.RoleAssistant, Content: "b"},
+	}
+	r := newSwitchRig(t, one, 5000, agent.Restored{History: history}, "a:one", false)
+	release, err := r.sess.HoldForRestore()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := r.sess.Start(context.Background(), "go on", func(agent.Event) {}); !errors.Is(err, agent.ErrBusy) {
+		t.Errorf("a turn during a restore: %v, want ErrBusy", err)
+	}
+	if err := r.sess.Compact(context.Background(), func(agent.Event) {}); !errors.Is(err, agent.ErrBusy) {
+		t.Errorf("a compaction during a restore: %v, want ErrBusy", err)
+	}
+	if err := r.sess.SwitchModel(agent.Model{Spec: "b:two", Provider: &scripted{}}, nil); !errors.Is(err, agent.ErrBusy) {
+		t.Errorf("a model switch during a restore: %v, want ErrBusy", err)
+	}
+	if _, err := r.sess.HoldForRestore(); err == nil {
+		t.Error("a second restore was let in")
+	}
+	if err := r.sess.ResetConversation(agent.Restored{History: history[:2]}); err != nil {
+		t.Errorf("the restore's own reset: %v", err)
+	}
+	release()
+
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- r.sess.Compact(ctx, func(agent.Event) {}) }()
+	select {
+	case <-one.inFlight:
+	case err := <-done:
+		t.Fatalf("the compaction did not ask the model: %v", err)
+	}
+	if _, err := r.sess.HoldForRestore(); err == nil {
+		t.Error("a restore was let in during a compaction")
+	}
+	if err := r.sess.ResetConversation(agent.Restored{}); err == nil {
+		t.Error("the conversation was reset during a compaction")
+	}
+	cancel()
+	<-done
+	if got := len(r.sess.History()); got != 2 {
+		t.Errorf("history after the cancelled compaction: %d messages, want the 2 the restore left", got)
+	}
+}

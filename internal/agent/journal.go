@@ -147,6 +147,14 @@ func Restore(records []JournalRecord) (Restored, error) {
 				return bad(err)
 			}
 			r.History, r.Todos = back.History, back.Todos
+			for _, between := range records[w.To:i] {
+				if between.Kind == RecordModel {
+					// The history rewound to was the previous model's:
+					// read it as a switch does.
+					r.History = crossModel(r.History)
+					break
+				}
+			}
 		}
 		// Unknown kinds come from a newer agentls: they add, never change,
 		// the conversation, so they are skipped.
@@ -226,15 +234,23 @@ func (s *Session) journal(kind string, v any) {
 
 // ResetConversation puts the conversation back to r's history and todos
 // (a checkpoint's restore: r is the journal up to the checkpoint, and a
-// RecordRewind the store keeps says so). It is refused while a turn runs.
-// The turn count and usage go on.
+// RecordRewind the store keeps says so). It is refused while a turn or a
+// compaction runs. The turn count and usage go on.
 func (s *Session) ResetConversation(r Restored) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.current != nil {
 		return ErrBusy
 	}
+	if s.compacting {
+		return errCompacting
+	}
 	s.history = append([]Message(nil), r.History...)
+	if r.Model != "" && r.Model != s.cfg.Model {
+		// The journal's model is not the one running (a switch not
+		// journaled): its thinking signatures are not this model's.
+		s.history = crossModel(s.history)
+	}
 	s.todos = append([]tools.Todo(nil), r.Todos...)
 	return nil
 }

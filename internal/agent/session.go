@@ -120,6 +120,45 @@ type Step struct {
 // ErrBusy is returned when a turn is asked for while another one runs.
 var ErrBusy = errors.New("a turn is already running in this session: wait for it or cancel it (agentls.cancel)")
 
+// errCompacting refuses a restore while the conversation is compacted
+// (the compaction would replace the restored history with its summary).
+var errCompacting = errors.New("the conversation is being compacted: restore when it is done")
+
+// errRestoring is a turn, compaction or model switch asked for while a
+// restore of the session's checkpoints runs; it is ErrBusy to errors.Is.
+type errRestoring struct{}
+
+func (errRestoring) Error() string {
+	return "a restore of this session's checkpoints is running: wait for it to finish"
+}
+
+func (errRestoring) Is(target error) bool { return target == ErrBusy }
+
+// HoldForRestore marks the session busy for a restore of its checkpoints
+// (files and conversation): until release is called, a turn, a compaction
+// and a model switch are refused (ErrBusy), so none changes files or the
+// conversation under the restore. It is refused itself while a turn, a
+// compaction or another restore runs. ResetConversation stays allowed:
+// it is the restore's own.
+func (s *Session) HoldForRestore() (release func(), err error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	switch {
+	case s.restoring:
+		return nil, errRestoring{}
+	case s.current != nil:
+		return nil, ErrBusy
+	case s.compacting:
+		return nil, errCompacting
+	}
+	s.restoring = true
+	return func() {
+		s.mu.Lock()
+		s.restoring = false
+		s.mu.Unlock()
+	}, nil
+}
+
 // NewSessionID returns an id unique across processes and restarts, so turn
 // ids ("<session>-t3") can key the change history.
 func NewSessionID() string {
@@ -149,6 +188,7 @@ type Session struct {
 
 	journalFailed bool
 	compacting    bool // Compact runs: the model must not change under it
+	restoring     bool // a restore of the session's checkpoints runs (HoldForRestore)
 
 	hooks   *hooks.Runner
 	hookErr error
@@ -287,6 +327,9 @@ func (s *Session) StartAfter(ctx context.Context, prompt string, emit func(Event
 	defer s.mu.Unlock()
 	if s.current != nil {
 		return nil, ErrBusy
+	}
+	if s.restoring {
+		return nil, errRestoring{}
 	}
 	s.turns++
 	ctx, cancel := context.WithCancel(ctx)
@@ -474,6 +517,10 @@ func (s *Session) Compact(ctx context.Context, emit func(Event)) error {
 	if s.current != nil || s.compacting {
 		s.mu.Unlock()
 		return ErrBusy
+	}
+	if s.restoring {
+		s.mu.Unlock()
+		return errRestoring{}
 	}
 	s.compacting = true
 	s.mu.Unlock()

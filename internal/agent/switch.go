@@ -51,6 +51,10 @@ func (s *Session) SwitchModel(m Model, emit func(Event)) error {
 		s.mu.Unlock()
 		return ErrBusy
 	}
+	if s.restoring {
+		s.mu.Unlock()
+		return errRestoring{}
+	}
 	prev := s.cfg.Model
 	if m.Spec == prev {
 		s.mu.Unlock()

@@ -66,6 +66,19 @@ func (e *Env) Checkpoints(ctx context.Context) (*checkpoint.Engine, error) {
 	return e.cp, nil
 }
 
+// PersonChanged tells the checkpoints the person changed the file abs in
+// the editor (a save, an edit of its buffer): while a step runs, the
+// step's checkpoint will not count that change as the agent's (a restore
+// keeps it, as a conflict). It does nothing before the checkpoints open.
+func (e *Env) PersonChanged(abs string) {
+	e.mu.Lock()
+	cp := e.cp
+	e.mu.Unlock()
+	if cp != nil {
+		cp.PersonChanged(abs)
+	}
+}
+
 // prepareCheckpoints walks the workspace in the background the first time
 // a session is made, so the first step does not wait for the first walk
 // (which reads every file the bounds allow).
@@ -149,6 +162,22 @@ type ConversationRestore struct {
 	Turns []string `json:"turns"`
 }
 
+// Partial reports whether a restore that ended in an error did part of
+// its work — put paths back, found conflicts or paths to leave alone,
+// restored the conversation: its report says what, beside the error.
+func (r CheckpointRestore) Partial() bool {
+	return len(r.Restored)+len(r.Conflicts)+len(r.Skipped) > 0 || r.Conversation != nil
+}
+
+// ErrorText is a restore that ended in err in words: what it did, if
+// anything, then what it did not.
+func (r CheckpointRestore) ErrorText(rel func(string) string, err error) string {
+	if !r.Partial() {
+		return "nothing was restored: " + err.Error()
+	}
+	return r.Text(rel) + "\nbut the restore did not finish: " + err.Error()
+}
+
 // Text is the restore in words.
 func (r CheckpointRestore) Text(rel func(string) string) string {
 	t := r.Restore.Text(rel)
@@ -160,14 +189,22 @@ func (r CheckpointRestore) Text(rel func(string) string) string {
 
 // RestoreCheckpoint restores a session's files, conversation or both to
 // before a checkpoint; the restore is itself a checkpoint (Undo). It is
-// refused while the live session runs a turn.
+// refused while the live session runs a turn or a compaction, and holds
+// it busy until done (agent.Session.HoldForRestore). On an error the
+// report still says what was done (CheckpointRestore.Partial, ErrorText).
 func (e *Env) RestoreCheckpoint(ctx context.Context, o RestoreOptions) (CheckpointRestore, error) {
 	var out CheckpointRestore
 	if !o.Files && !o.Conversation {
 		return out, errors.New("restore: say what to restore: files, conversation or both")
 	}
-	if o.Live != nil && o.Live.Current() != nil {
-		return out, agent.ErrBusy
+	if o.Live != nil {
+		// The session stays busy for the whole restore: no turn,
+		// compaction or model switch starts under it.
+		release, err := o.Live.HoldForRestore()
+		if err != nil {
+			return out, err
+		}
+		defer release()
 	}
 	eng, err := e.Checkpoints(ctx)
 	if err != nil {
@@ -207,24 +244,23 @@ func (e *Env) RestoreCheckpoint(ctx context.Context, o RestoreOptions) (Checkpoi
 	}
 	if o.Conversation {
 		if out.Conversation, err = e.rewind(ctx, st, o.SessionID, cp.ConvSeq, o.Live); err != nil {
-			return out, fmt.Errorf("files restored, but not the conversation: %w", err)
+			return out, fmt.Errorf("the conversation was not restored: %w", err)
 		}
 	}
 	return out, nil
 }
 
 // rewind takes a session's conversation back to its first to records,
-// in the store and in the live session.
+// in the live session and then in the store: the rewind record is
+// appended only once the live session took it, so a refused reset leaves
+// the journal as it was.
 func (e *Env) rewind(ctx context.Context, st *store.Store, sessionID string, to int, live *agent.Session) (*ConversationRestore, error) {
 	data, _ := json.Marshal(agent.RewindRecord{To: to})
-	if _, err := st.AppendRecord(ctx, sessionID, agent.RecordRewind, string(data)); err != nil {
-		return nil, err
-	}
 	recs, err := journalRecords(ctx, st, sessionID)
 	if err != nil {
 		return nil, err
 	}
-	r, err := agent.Restore(recs)
+	r, err := agent.Restore(append(recs, agent.JournalRecord{Kind: agent.RecordRewind, Data: data}))
 	if err != nil {
 		return nil, err
 	}
@@ -233,7 +269,13 @@ func (e *Env) rewind(ctx context.Context, st *store.Store, sessionID string, to 
 			return nil, err
 		}
 	}
-	said, err := agent.Transcript(recs)
+	if _, err := st.AppendRecord(ctx, sessionID, agent.RecordRewind, string(data)); err != nil {
+		if live != nil {
+			return nil, fmt.Errorf("the conversation is restored in this session but the restore was not saved (a resumed session will not see it): %w", err)
+		}
+		return nil, err
+	}
+	said, err := agent.Transcript(append(recs, agent.JournalRecord{Kind: agent.RecordRewind, Data: data}))
 	if err != nil {
 		return nil, err
 	}
@@ -251,9 +293,9 @@ func turnsOf(said []agent.Said) []string {
 	return turns
 }
 
-// UndoRestore undoes the session's last restore (files, and the
-// conversation when that restore changed it); it is a restore itself, so
-// undoing again redoes.
+// UndoRestore undoes the session's last restore: its files when it
+// changed files, its conversation when it changed that; it is a restore
+// itself, so undoing again redoes.
 func (e *Env) UndoRestore(ctx context.Context, sessionID string, live *agent.Session) (CheckpointRestore, error) {
 	st, err := e.Store(ctx)
 	if err != nil {
@@ -265,8 +307,15 @@ func (e *Env) UndoRestore(ctx context.Context, sessionID string, live *agent.Ses
 	}
 	for i := len(list) - 1; i >= 0; i-- {
 		if c := list[i]; c.Kind == store.CheckpointRestore {
-			return e.RestoreCheckpoint(ctx, RestoreOptions{SessionID: sessionID, Checkpoint: c.ID, Files: true,
-				Conversation: c.ConvSeq >= 0, Live: live})
+			// Only what that restore changed: a restore of the
+			// conversation only changed no file, and undoing it must not
+			// undo the files of the steps since.
+			files, conv := c.Changed > 0, c.ConvSeq >= 0
+			if !files && !conv {
+				return CheckpointRestore{}, fmt.Errorf("the last restore (checkpoint %d) changed no file and not the conversation: there is nothing to undo", c.ID)
+			}
+			return e.RestoreCheckpoint(ctx, RestoreOptions{SessionID: sessionID, Checkpoint: c.ID, Files: files,
+				Conversation: conv, Live: live})
 		}
 	}
 	return CheckpointRestore{}, fmt.Errorf("session %s has no restore to undo", sessionID)

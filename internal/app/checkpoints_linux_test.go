@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"sync"
 	"testing"
 
@@ -223,5 +224,113 @@ func TestCheckpointRestoreConversation(t *testing.T) {
 	w.turn(t, "echo three > three.txt")
 	if len(w.sess.History()) <= afterTwo {
 		t.Errorf("the next turn did not go on: %d messages", len(w.sess.History()))
+	}
+}
+
+// A restore while the live session compacts its conversation is refused
+// before it changes anything: the files stay, and the journal gets no
+// rewind record a resume would replay (the compaction's summary would
+// have replaced the restored conversation).
+func TestCheckpointRestoreRefusedWhileCompacting(t *testing.T) {
+	ctx := context.Background()
+	w := newCPWorld(t)
+	w.turn(t, "echo one > one.txt")
+	c := w.turn(t, "echo two > two.txt")
+	st, err := w.env.Store(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	before, err := st.Records(ctx, w.sess.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.prov.mu.Lock()
+	w.prov.hold, w.prov.holding = make(chan struct{}), make(chan struct{}, 1)
+	w.prov.mu.Unlock()
+	cctx, cancel := context.WithCancel(ctx)
+	done := make(chan error, 1)
+	go func() { done <- w.sess.Compact(cctx, func(agent.Event) {}) }()
+	select {
+	case <-w.prov.holding:
+	case err := <-done:
+		t.Fatalf("the compaction did not ask the model: %v", err)
+	}
+	_, err = w.env.RestoreCheckpoint(ctx, app.RestoreOptions{SessionID: w.sess.ID, Checkpoint: c.ID, Files: true, Conversation: true, Live: w.sess.Session})
+	cancel()
+	<-done
+	if err == nil {
+		t.Error("the restore ran while the conversation was being compacted")
+	}
+	if _, err := os.Stat(filepath.Join(w.root, "two.txt")); err != nil {
+		t.Errorf("two.txt: %v; the refused restore changed files", err)
+	}
+	after, err := st.Records(ctx, w.sess.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range after[len(before):] {
+		if r.Kind == agent.RecordRewind {
+			t.Errorf("the refused restore left a rewind record in the journal")
+		}
+	}
+}
+
+// Undoing a restore of the conversation only brings the conversation back
+// and leaves the files alone, a step's since included.
+func TestUndoOfAConversationRestoreLeavesFiles(t *testing.T) {
+	ctx := context.Background()
+	w := newCPWorld(t)
+	w.turn(t, "echo one > one.txt")
+	c := w.turn(t, "echo two > two.txt")
+	afterTwo := len(w.sess.History())
+	if _, err := w.env.RestoreCheckpoint(ctx, app.RestoreOptions{SessionID: w.sess.ID, Checkpoint: c.ID, Conversation: true, Live: w.sess.Session}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Join(w.root, "two.txt")); err != nil {
+		t.Fatalf("two.txt after a restore of the conversation only: %v", err)
+	}
+	w.turn(t, "echo three > three.txt")
+	if _, err := w.env.UndoRestore(ctx, w.sess.ID, w.sess.Session); err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{"one.txt", "two.txt", "three.txt"} {
+		if _, err := os.Stat(filepath.Join(w.root, name)); err != nil {
+			t.Errorf("%s after undoing a restore of the conversation: %v", name, err)
+		}
+	}
+	if got := len(w.sess.History()); got != afterTwo {
+		t.Errorf("conversation after undo: %d messages, want %d", got, afterTwo)
+	}
+}
+
+// A restore whose files were put back and whose conversation then failed
+// reports both: the paths put back, and what was not done — never
+// "nothing was restored".
+func TestRestoreReportsWhatWasDoneBeforeAnError(t *testing.T) {
+	ctx := context.Background()
+	w := newCPWorld(t)
+	c := w.turn(t, "echo two > two.txt")
+	st, err := w.env.Store(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// A journal record that does not read back: the conversation cannot
+	// be rebuilt.
+	if _, err := st.AppendRecord(ctx, w.sess.ID, agent.RecordMessage, "{not json"); err != nil {
+		t.Fatal(err)
+	}
+	rep, err := w.env.RestoreCheckpoint(ctx, app.RestoreOptions{SessionID: w.sess.ID, Checkpoint: c.ID, Files: true, Conversation: true, Live: w.sess.Session})
+	if err == nil {
+		t.Fatal("the restore of an unreadable conversation succeeded")
+	}
+	if _, serr := os.Stat(filepath.Join(w.root, "two.txt")); serr == nil {
+		t.Fatal("two.txt is still there: the files were not restored")
+	}
+	if !rep.Partial() || len(rep.Restored) != 1 {
+		t.Errorf("report = %+v, want two.txt put back", rep)
+	}
+	text := rep.ErrorText(func(p string) string { return filepath.Base(p) }, err)
+	if strings.Contains(text, "nothing was restored") || !strings.Contains(text, "two.txt") || !strings.Contains(text, "conversation was not restored") {
+		t.Errorf("text = %q", text)
 	}
 }

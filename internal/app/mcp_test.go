@@ -27,11 +27,25 @@ type script struct {
 	mu    sync.Mutex
 	steps []agent.Response
 	reqs  []agent.Request
+	// hold, when set, keeps each request waiting until it is closed (or
+	// the request cancelled), with a value sent on holding when it starts.
+	hold, holding chan struct{}
 }
 
 func (s *script) Name() string { return "test:script" }
 
-func (s *script) Complete(_ context.Context, req agent.Request, _ agent.Stream) (agent.Response, error) {
+func (s *script) Complete(ctx context.Context, req agent.Request, _ agent.Stream) (agent.Response, error) {
+	s.mu.Lock()
+	hold, holding := s.hold, s.holding
+	s.mu.Unlock()
+	if hold != nil {
+		holding <- struct{}{}
+		select {
+		case <-hold:
+		case <-ctx.Done():
+			return agent.Response{}, ctx.Err()
+		}
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.reqs = append(s.reqs, req)

@@ -26,7 +26,8 @@ type Checkpoints struct {
 	Keep      int   `json:"keep,omitempty"`
 	KeepBytes int64 `json:"keep_bytes,omitempty"`
 	// Exclude are names of files or folders (patterns such as "*.log")
-	// never checkpointed, beside .git.
+	// never checkpointed, beside .git, node_modules and the folders the
+	// workspace's ignore files hide.
 	Exclude []string `json:"exclude,omitempty"`
 }
 

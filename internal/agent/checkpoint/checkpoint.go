@@ -25,10 +25,12 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"maps"
 	"slices"
 	"sort"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/agentls/agentls/internal/agent/store"
 	"github.com/agentls/agentls/internal/tools"
@@ -46,7 +48,8 @@ type Options struct {
 	// files beyond it are tracked by stat only. 0 means no bound.
 	MaxBytes int64
 	// Exclude are names (path.Match patterns on one path element) never
-	// checkpointed, beside .git.
+	// checkpointed, beside .git and node_modules; folders the workspace's
+	// ignore files hide are not checkpointed either.
 	Exclude []string
 	// Keep and KeepBytes bound each session's checkpoints (count, and the
 	// content only they keep); the oldest go first. 0 means no bound.
@@ -80,6 +83,10 @@ type Engine struct {
 	trackers map[string]*tracker // by folder
 	open     []*Pending          // steps running, oldest first
 	closed   bool
+	// unnamed are contents the baseline stopped naming (a file's version
+	// before a change), to collect at the next checkpoint unless
+	// something names them again.
+	unnamed map[string]bool
 	// walkOnly walks the tree at every refresh, as systems without a
 	// watcher do (tests measure and check that way too).
 	walkOnly bool
@@ -91,7 +98,7 @@ func New(st *store.Store, ws *tools.Workspace, opts Options, log *slog.Logger) *
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	return &Engine{st: st, ws: ws, opts: opts, log: log, trackers: map[string]*tracker{}}
+	return &Engine{st: st, ws: ws, opts: opts, log: log, trackers: map[string]*tracker{}, unnamed: map[string]bool{}}
 }
 
 // Close stops watching the folders.
@@ -106,13 +113,24 @@ func (e *Engine) Close() {
 }
 
 // Prepare walks the folders now (the first walk reads every file), so the
-// first step does not wait for it.
+// first step does not wait for it; and drops the baselines of workspace
+// folders not used for IndexUnused.
 func (e *Engine) Prepare(ctx context.Context) error {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	_, err := e.refreshLocked(ctx)
+	if err == nil {
+		if _, perr := e.st.PruneIndexes(ctx, time.Now().Add(-IndexUnused)); perr != nil {
+			e.log.Warn("prune the baselines of unused workspace folders", "error", perr)
+		}
+	}
 	return err
 }
+
+// IndexUnused is how long a workspace folder's baseline (the stat cache
+// and one version of each file) is kept after its last use; the folder
+// opened again later is read afresh.
+const IndexUnused = 60 * 24 * time.Hour
 
 // Pending is a step begun and not yet ended: what it changed so far.
 type Pending struct {
@@ -122,6 +140,12 @@ type Pending struct {
 	conv  int
 	files map[string]*store.CheckpointFile // by absolute path
 	blobs map[string][]byte
+	// untracked are paths changed during the step that the baseline does
+	// not track (past checkpoints.max_files), with why: not kept.
+	untracked map[string]string
+	// person are the paths the person changed in the editor while the
+	// step ran (PersonChanged).
+	person map[string]bool
 }
 
 // Begin brings the baseline up to date before a step (what changed since
@@ -141,14 +165,15 @@ func (e *Engine) begin(ctx context.Context, s Step, kind string, conv int) (*Pen
 		return nil, err
 	}
 	e.attribute(changes)
-	p := &Pending{e: e, step: s, kind: kind, conv: conv, files: map[string]*store.CheckpointFile{}, blobs: map[string][]byte{}}
+	p := &Pending{e: e, step: s, kind: kind, conv: conv, files: map[string]*store.CheckpointFile{}, blobs: map[string][]byte{},
+		untracked: map[string]string{}, person: map[string]bool{}}
 	e.open = append(e.open, p)
 	return p, nil
 }
 
 // refreshLocked syncs the trackers with the workspace's folders and
 // refreshes each; changes come with absolute paths.
-func (e *Engine) refreshLocked(ctx context.Context) (map[string][2]store.FileState, error) {
+func (e *Engine) refreshLocked(ctx context.Context) (refreshed, error) {
 	roots := e.ws.Roots()
 	for path, t := range e.trackers {
 		if !slices.Contains(roots, path) {
@@ -156,41 +181,88 @@ func (e *Engine) refreshLocked(ctx context.Context) (map[string][2]store.FileSta
 			delete(e.trackers, path)
 		}
 	}
-	out := map[string][2]store.FileState{}
+	out := refreshed{changes: map[string][2]store.FileState{}, untracked: map[string]string{}, blobs: map[string][]byte{}}
 	for _, r := range roots {
 		t, ok := e.trackers[r]
 		if !ok {
 			var err error
 			if t, err = openTracker(ctx, e.st, r, e.opts, !e.walkOnly); err != nil {
-				return nil, err
+				return out, err
 			}
 			e.trackers[r] = t
 			continue // its first walk is the baseline: no change to anyone
 		}
+		t.keepBefore = len(e.open) > 0 // the changes are a step's
 		changes, err := t.refresh(ctx)
 		if err != nil {
-			return nil, err
+			return out, err
 		}
 		for _, c := range changes {
-			out[joinRoot(r, c.rel)] = [2]store.FileState{c.before, c.after}
+			if c.untracked != "" {
+				out.untracked[joinRoot(r, c.rel)] = c.untracked
+				continue
+			}
+			out.changes[joinRoot(r, c.rel)] = [2]store.FileState{c.before, c.after}
+			if h := c.before.Hash; h != "" && h != c.after.Hash {
+				e.unnamed[h] = true
+			}
+			if c.beforeData != nil {
+				out.blobs[c.before.Hash] = c.beforeData
+			}
 		}
 	}
 	return out, nil
+}
+
+// refreshed is what a refresh found: each changed path's state before
+// and after (absolute paths), and the changed paths the baseline does not
+// track, with why.
+type refreshed struct {
+	changes   map[string][2]store.FileState
+	untracked map[string]string
+	// blobs are the contents before that the baseline stopped naming,
+	// for the step's checkpoint to keep.
+	blobs map[string][]byte
 }
 
 // attribute gives changes to the latest step running (when steps of two
 // sessions overlap, a change belongs to the later one: restoring to
 // before it undoes it); with none running they are someone else's and
 // belong to no checkpoint.
-func (e *Engine) attribute(changes map[string][2]store.FileState) {
+func (e *Engine) attribute(r refreshed) {
 	if len(e.open) == 0 {
 		return
 	}
 	p := e.open[len(e.open)-1]
-	for path, c := range changes {
+	for path, c := range r.changes {
 		p.note(path, c[0], c[1], nil)
 	}
+	for h, d := range r.blobs {
+		p.blobs[h] = d
+	}
+	for path, why := range r.untracked {
+		p.untracked[path] = why
+	}
 }
+
+// PersonChanged marks a path (absolute) the person changed in the editor
+// — saved it, or edited its buffer — while steps run: what the running
+// steps found changed in it is not theirs alone, so their checkpoints say
+// so (FileState.Mixed) and a restore keeps the path, reporting a conflict
+// with both versions, instead of reverting the person's work with the
+// agent's. With no step running it does nothing: a change between steps
+// is someone else's already. The front-end calls it for the editor's own
+// changes, never for the edits the agent applies through the editor.
+func (e *Engine) PersonChanged(abs string) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	for _, p := range e.open {
+		p.person[abs] = true
+	}
+}
+
+// personMixed is why a path is marked Mixed.
+const personMixed = "you changed it in the editor while the step ran"
 
 // note records one path's change in the step: its first before, its last
 // after. data, when set, is a content to keep.
@@ -283,6 +355,9 @@ func (e *Engine) save(ctx context.Context, p *Pending) (store.Checkpoint, error)
 		if f.Before.Same(f.After) && f.After.NotKept == "" {
 			continue // changed and changed back
 		}
+		if p.person[path] {
+			f.After.Mixed = personMixed
+		}
 		c.Files = append(c.Files, *f)
 		for _, s := range []store.FileState{f.Before, f.After} {
 			if s.Hash != "" {
@@ -294,6 +369,11 @@ func (e *Engine) save(ctx context.Context, p *Pending) (store.Checkpoint, error)
 		}
 		if f.Before.NotKept != "" {
 			c.Notes = append(c.Notes, fmt.Sprintf("%s: its content before the step was not kept: %s", e.ws.Rel(path), f.Before.NotKept))
+		}
+	}
+	for _, path := range slices.Sorted(maps.Keys(p.untracked)) {
+		if _, recorded := p.files[path]; !recorded {
+			c.Notes = append(c.Notes, fmt.Sprintf("%s: changed, but not checkpointed: %s", e.ws.Rel(path), p.untracked[path]))
 		}
 	}
 	for _, t := range e.trackers {
@@ -308,6 +388,17 @@ func (e *Engine) save(ctx context.Context, p *Pending) (store.Checkpoint, error)
 	c.ID = id
 	if _, err := e.st.PruneCheckpoints(ctx, c.SessionID, e.opts.Keep, e.opts.KeepBytes); err != nil {
 		e.log.Warn("prune checkpoints", "session", c.SessionID, "error", err)
+	}
+	// The versions the baseline stopped naming that no checkpoint took
+	// (the person's changes between steps, a build's output rewritten)
+	// go now. A running step's own are in its Pending and come back with
+	// its checkpoint.
+	if len(e.unnamed) > 0 {
+		if err := e.st.CollectBlobs(ctx, slices.Collect(maps.Keys(e.unnamed))); err != nil {
+			e.log.Warn("collect unused checkpoint contents", "error", err)
+		} else {
+			clear(e.unnamed)
+		}
 	}
 	return c, nil
 }

@@ -60,7 +60,11 @@ func TestPlanRestore(t *testing.T) {
 			current: map[string]store.FileState{"/w/p": file("b", 0o644)}, skipped: "its content before the step was not kept: too large"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			pl := planRestore(tc.cps, tc.current)
+			now := map[string]pathNow{}
+			for p, st := range tc.current {
+				now[p] = pathNow{view: st, disk: st}
+			}
+			pl := planRestore(tc.cps, now)
 			if !reflect.DeepEqual(pl.actions, tc.actions) {
 				t.Errorf("actions = %+v, want %+v", pl.actions, tc.actions)
 			}
@@ -81,5 +85,27 @@ func TestPlanRestore(t *testing.T) {
 				t.Errorf("conflict %q, skipped %q; want %q, %q", conflict, skipped, tc.conflict, tc.skipped)
 			}
 		})
+	}
+}
+
+// "As it was" needs both the editor's buffer and the disk as they were: a
+// buffer holding the old text over a disk that lost the file, or holds
+// the agent's text, is not.
+func TestPlanRestoreBufferAndDisk(t *testing.T) {
+	a := store.FileState{Kind: store.KindFile, Mode: 0o644, Hash: "a", Size: 1}
+	b := store.FileState{Kind: store.KindFile, Mode: 0o644, Hash: "b", Size: 1}
+	none := store.FileState{}
+	deleted := []store.Checkpoint{{ID: 1, Files: []store.CheckpointFile{{Path: "/w/p", Before: a, After: none}}}}
+	if pl := planRestore(deleted, map[string]pathNow{"/w/p": {view: none, disk: none}}); len(pl.actions) != 1 || pl.actions[0].to != a {
+		t.Errorf("deleted, buffer gone: %+v", pl)
+	}
+	modified := []store.Checkpoint{{ID: 1, Files: []store.CheckpointFile{{Path: "/w/p", Before: a, After: b}}}}
+	pl := planRestore(modified, map[string]pathNow{"/w/p": {view: a, disk: b}})
+	if len(pl.actions) != 0 || len(pl.conflicts) != 1 {
+		t.Errorf("buffer as it was, disk the agent's: %+v, want a conflict (the buffer's unsaved text is the person's)", pl)
+	}
+	pl = planRestore(modified, map[string]pathNow{"/w/p": {view: b, disk: a}})
+	if len(pl.actions) != 1 || pl.actions[0].from != b || pl.actions[0].to != a {
+		t.Errorf("buffer the agent's unsaved edit, disk as it was: %+v, want the buffer put back", pl)
 	}
 }

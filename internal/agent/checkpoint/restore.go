@@ -129,14 +129,22 @@ type planConflict struct {
 	yours, checkpoint store.FileState
 }
 
+// pathNow is a path as it is now: view is what the agent and the person
+// see (the editor's buffer when the file is open, on disk, else the disk),
+// disk what the disk holds; skip, when set, says why it is left alone.
+type pathNow struct {
+	view, disk store.FileState
+	skip       string
+}
+
 // planRestore decides, for every path the checkpoints (oldest first)
-// changed, what restoring to the first of them does given current (each
+// changed, what restoring to the first of them does given now (each
 // path's state now; a path missing from it is in no workspace folder).
 // A path goes back to its state before the first checkpoint that changed
 // it — or, when someone else changed it between two of the agent's steps,
 // to that someone's version — and only when it is as the last step left
 // it: otherwise it is a conflict, left alone.
-func planRestore(cps []store.Checkpoint, current map[string]store.FileState) plan {
+func planRestore(cps []store.Checkpoint, now map[string]pathNow) plan {
 	seqs := map[string][]store.CheckpointFile{}
 	for _, c := range cps {
 		for _, f := range c.Files {
@@ -147,19 +155,32 @@ func planRestore(cps []store.Checkpoint, current map[string]store.FileState) pla
 	for _, path := range slices.Sorted(maps.Keys(seqs)) {
 		seq := seqs[path]
 		expect, target, orig := seq[len(seq)-1].After, seq[0].Before, seq[0].Before
-		between := false
+		between, mixed := false, ""
+		for _, f := range seq {
+			if f.After.Mixed != "" {
+				mixed = f.After.Mixed
+			}
+		}
 		for i := len(seq) - 1; i >= 1; i-- {
-			if !sameState(seq[i-1].After, seq[i].Before) {
+			// Same, not sameState: a content not kept (too large) after
+			// one step and before the next is the same unknown, not
+			// someone else's change.
+			if !seq[i-1].After.Same(seq[i].Before) {
 				target, between = seq[i].Before, true
 				break
 			}
 		}
-		cur, known := current[path]
+		n, known := now[path]
+		cur := n.view
 		switch {
 		case !known:
 			pl.skipped = append(pl.skipped, Skipped{path, "not in an open workspace folder"})
-		case sameState(cur, target):
-			// already as it was
+		case n.skip != "":
+			pl.skipped = append(pl.skipped, Skipped{path, n.skip})
+		case sameState(cur, target) && sameState(n.disk, target):
+			// already as it was, in the editor and on disk
+		case mixed != "":
+			pl.conflicts = append(pl.conflicts, planConflict{path, mixed + ", so it holds your change beside the agent's", cur, orig})
 		case expect.Kind == store.KindFile && expect.Hash == "":
 			pl.skipped = append(pl.skipped, Skipped{path, "its content after the agent's step was not kept (" + expect.NotKept + "), so whether it changed since cannot be told"})
 		case !sameState(cur, expect):
@@ -210,11 +231,11 @@ func (e *Engine) Restore(ctx context.Context, o RestoreOptions) (Restore, error)
 	if err != nil {
 		return rep, err
 	}
-	current, buffers := e.currentStates(cps)
-	pl := planRestore(cps, current)
+	now, buffers := e.currentStates(cps)
+	pl := planRestore(cps, now)
 	rep.Skipped = append(rep.Skipped, pl.skipped...)
 	for _, c := range pl.conflicts {
-		rep.Conflicts = append(rep.Conflicts, e.conflict(ctx, c, buffers[c.path], o))
+		rep.Conflicts = append(rep.Conflicts, e.conflict(ctx, c, buffers, o))
 	}
 	e.apply(ctx, p, pl.actions, buffers, &rep)
 	c, err := p.End(ctx)
@@ -225,35 +246,48 @@ func (e *Engine) Restore(ctx context.Context, o RestoreOptions) (Restore, error)
 	return rep, nil
 }
 
-// currentStates are the checkpoints' paths as they are now, from the
-// baseline just refreshed and, for files open in the editor, their
-// buffers (which the disk may not hold yet).
-func (e *Engine) currentStates(cps []store.Checkpoint) (map[string]store.FileState, map[string]string) {
+// currentStates are the checkpoints' paths as they are now: on disk,
+// from the baseline just refreshed (a path it does not track, from the
+// disk), and, for a file open in the editor whose file is on disk, in its
+// buffer (which the disk may not hold yet): buffers are the texts of
+// those, which a restore changes through the editor. A buffer whose file
+// is gone from disk does not stand for it: the disk says the file is
+// missing, and a restore writes it.
+func (e *Engine) currentStates(cps []store.Checkpoint) (map[string]pathNow, map[string]string) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	cur, buffers := map[string]store.FileState{}, map[string]string{}
+	now, buffers := map[string]pathNow{}, map[string]string{}
 	for _, c := range cps {
 		for _, f := range c.Files {
-			if _, done := cur[f.Path]; done {
+			if _, done := now[f.Path]; done {
 				continue
 			}
 			t, rel := e.trackerOf(f.Path)
 			if t == nil {
 				continue
 			}
-			st := t.entries[rel].State
-			if file, err := e.ws.ReadFile(f.Path); err == nil && file.Open {
-				mode := st.Mode
-				if st.Kind != store.KindFile {
-					mode = 0o644
+			en, tracked := t.entries[rel]
+			if !tracked {
+				if link := linkOnTheWay(t.root, rel); link != "" {
+					now[f.Path] = pathNow{skip: linkSkip(link)}
+					continue
 				}
-				st = textState(file.Text, mode, map[string][]byte{})
-				buffers[f.Path] = file.Text
+				if _, err := t.root.Lstat(rel); err == nil {
+					now[f.Path] = pathNow{skip: "the checkpoints do not track it now (excluded, or past checkpoints.max_files), so whether it changed since cannot be told"}
+					continue
+				}
 			}
-			cur[f.Path] = st
+			n := pathNow{view: en.State, disk: en.State}
+			if n.disk.Kind == store.KindFile {
+				if file, err := e.ws.ReadFile(f.Path); err == nil && file.Open {
+					n.view = textState(file.Text, n.disk.Mode, map[string][]byte{})
+					buffers[f.Path] = file.Text
+				}
+			}
+			now[f.Path] = n
 		}
 	}
-	return cur, buffers
+	return now, buffers
 }
 
 // trackerOf is the tracker of the folder holding abs, and abs relative to
@@ -269,14 +303,11 @@ func (e *Engine) trackerOf(abs string) (*tracker, string) {
 
 // conflict describes a planned conflict with both versions, writing the
 // checkpoint's into o.CopyDir.
-func (e *Engine) conflict(ctx context.Context, c planConflict, buffer string, o RestoreOptions) Conflict {
+func (e *Engine) conflict(ctx context.Context, c planConflict, buffers map[string]string, o RestoreOptions) Conflict {
 	out := Conflict{Path: c.path, Reason: c.reason}
 	out.Yours = e.version(ctx, c.yours, "")
-	if _, open := e.bufferOf(c.path); open {
-		t := buffer
-		if len(t) <= maxConflictText {
-			out.Yours.Text = &t
-		}
+	if t, open := buffers[c.path]; open && len(t) <= maxConflictText {
+		out.Yours.Text = &t
 	}
 	copyTo := ""
 	if o.CopyDir != "" {
@@ -284,14 +315,6 @@ func (e *Engine) conflict(ctx context.Context, c planConflict, buffer string, o 
 	}
 	out.Checkpoint = e.version(ctx, c.checkpoint, copyTo)
 	return out
-}
-
-func (e *Engine) bufferOf(abs string) (string, bool) {
-	f, err := e.ws.ReadFile(abs)
-	if err != nil || !f.Open {
-		return "", false
-	}
-	return f.Text, true
 }
 
 // version describes a state, with its text when it is a small text file,
@@ -323,7 +346,8 @@ func (e *Engine) version(ctx context.Context, s store.FileState, copyTo string) 
 
 // apply carries the actions out in an order that works: files and links
 // out of the way, folders removed deepest first, folders made shallowest
-// first, files and links written, folders' modes set. Each path passes the
+// first (writable), files and links written, then folders' modes set.
+// Each path passes the
 // workspace's confinement first; a file open in the editor changes in its
 // buffer (the editor's undo can take it back).
 func (e *Engine) apply(ctx context.Context, p *Pending, actions []action, buffers map[string]string, rep *Restore) {
@@ -366,6 +390,18 @@ func (e *Engine) apply(ctx context.Context, p *Pending, actions []action, buffer
 		}
 		return false
 	})
+	actions = slices.DeleteFunc(actions, func(a action) bool {
+		// os.Root follows links that stay inside the folder: a folder on
+		// the way the person replaced by a link to another folder of the
+		// workspace would take the write, or the removal, to that folder's
+		// file of the same name.
+		pl := places[a.path]
+		if link := linkOnTheWay(pl.root, pl.rel); link != "" {
+			rep.Skipped = append(rep.Skipped, Skipped{a.path, linkSkip(link)})
+			return true
+		}
+		return false
+	})
 	relOf := func(a action) (*os.Root, string) { pl := places[a.path]; return pl.root, pl.rel }
 	// 1. files and links that go, or become something else
 	for _, a := range actions {
@@ -393,8 +429,6 @@ func (e *Engine) apply(ctx context.Context, p *Pending, actions []action, buffer
 		if a.to.Kind == store.KindDir && a.from.Kind != store.KindDir {
 			r, rel := relOf(a)
 			if err := r.MkdirAll(rel, 0o700); err != nil {
-				fail(a, err)
-			} else if err := r.Chmod(rel, fs.FileMode(a.to.Mode)&fs.ModePerm); err != nil {
 				fail(a, err)
 			}
 		}
@@ -438,9 +472,11 @@ func (e *Engine) apply(ctx context.Context, p *Pending, actions []action, buffer
 			}
 		}
 	}
-	// 5. folders' modes
-	for _, a := range actions {
-		if a.from.Kind == store.KindDir && a.to.Kind == store.KindDir {
+	// 5. folders' modes, deepest first, once their files are written (a
+	// read-only folder takes none)
+	slices.SortStableFunc(dirs, func(x, y action) int { return depth(y) - depth(x) })
+	for _, a := range dirs {
+		if _, failed := done[a.path]; !failed && a.to.Kind == store.KindDir {
 			r, rel := relOf(a)
 			if err := r.Chmod(rel, fs.FileMode(a.to.Mode)&fs.ModePerm); err != nil {
 				fail(a, err)
@@ -454,6 +490,33 @@ func (e *Engine) apply(ctx context.Context, p *Pending, actions []action, buffer
 		}
 		rep.Restored = append(rep.Restored, a.path)
 	}
+}
+
+// linkSkip is why a path behind the link link is left alone.
+func linkSkip(link string) string {
+	return link + " is now a symbolic link: a restore does not write through it (not restored)"
+}
+
+// linkOnTheWay is the first folder on the way to rel (relative to r, rel
+// itself excluded) that is a symbolic link, relative to r; "" when none
+// is (a folder missing from there on is made by the restore).
+func linkOnTheWay(r *os.Root, rel string) string {
+	dir := filepath.Dir(rel)
+	if dir == "." {
+		return ""
+	}
+	parts := strings.Split(dir, string(filepath.Separator))
+	for i := range parts {
+		p := filepath.Join(parts[:i+1]...)
+		fi, err := r.Lstat(p)
+		if err != nil {
+			return ""
+		}
+		if fi.Mode()&fs.ModeSymlink != 0 {
+			return p
+		}
+	}
+	return ""
 }
 
 // noteBuffer records a change the restore made in an editor's buffer,

@@ -13,6 +13,7 @@ import (
 	"strings"
 
 	"github.com/agentls/agentls/internal/agent/store"
+	"github.com/agentls/agentls/internal/tools"
 	"github.com/agentls/agentls/internal/tools/confine"
 )
 
@@ -34,14 +35,33 @@ type tracker struct {
 	// or there is none).
 	full bool
 	// over says what the folder's bound on paths left out, for every
-	// checkpoint.
-	over string
+	// checkpoint; stop is the first path the last full walk left out
+	// ("" when none): a path after it in walk order that the baseline does
+	// not know may have been there all along, so it is not tracked.
+	over, stop string
+	// fullWalk is set while a full walk runs.
+	fullWalk bool
+	// ignored is this refresh's view of the folders the workspace's
+	// ignore files hide.
+	ignored *tools.IgnoredFolders
+	// keepBefore makes a refresh read the contents the baseline stops
+	// naming into its changes (a step runs, whose checkpoint will name
+	// them); kept counts the changes already read.
+	keepBefore bool
+	keptTo     int
 }
 
-// change is one path found different from the baseline.
+// change is one path found different from the baseline, or (untracked
+// set) one the baseline does not track that changed: what a checkpoint
+// says it did not keep.
 type change struct {
 	rel           string
 	before, after store.FileState
+	untracked     string
+	// beforeData is the content before, read from the store before the
+	// baseline stopped naming it (keepBefore), so no collection of unused
+	// contents can take it before the step's checkpoint names it.
+	beforeData []byte
 }
 
 // batch is what a refresh keeps in the store, in one transaction.
@@ -101,7 +121,9 @@ func (t *tracker) close() {
 // changed since the last refresh, in path order.
 func (t *tracker) refresh(ctx context.Context) ([]change, error) {
 	var changes []change
+	t.keptTo = 0
 	b := newBatch()
+	t.ignored = tools.NewIgnoredFolders(t.path, t.root)
 	if t.watch == nil {
 		t.full = true // no watcher, or it ran out of watches
 	}
@@ -124,12 +146,15 @@ func (t *tracker) refresh(ctx context.Context) ([]change, error) {
 			_, _ = t.watch.drain(map[string]bool{})
 		}
 		t.full = false
-		t.over = ""
-		if err := t.walk(ctx, ".", b, &changes); err != nil {
+		t.over, t.stop = "", ""
+		t.fullWalk = true
+		err := t.walk(ctx, ".", b, &changes)
+		t.fullWalk = false
+		if err != nil {
 			return nil, err
 		}
 	}
-	if err := t.flush(ctx, b); err != nil {
+	if err := t.flushKeeping(ctx, b, changes); err != nil {
 		return nil, err
 	}
 	slices.SortFunc(changes, func(a, b change) int { return strings.Compare(a.rel, b.rel) })
@@ -145,15 +170,22 @@ func (t *tracker) check(ctx context.Context, rel string, deep bool, b *batch, ou
 		}
 		return nil
 	}
-	if t.excluded(rel) {
+	fi, err := t.root.Lstat(rel)
+	if t.excluded(rel, err == nil && fi.IsDir()) {
+		t.untrack(rel, b)
 		return nil
 	}
-	fi, err := t.root.Lstat(rel)
 	if err != nil {
 		t.removeTree(rel, b, out)
 		return nil
 	}
 	old, had := t.entries[rel]
+	if !had {
+		if why := t.untracked(rel); why != "" {
+			*out = append(*out, change{rel: rel, untracked: why})
+			return nil
+		}
+	}
 	if fi.IsDir() {
 		if deep || !had || old.State.Kind != store.KindDir {
 			return t.walk(ctx, rel, b, out)
@@ -236,18 +268,21 @@ func (t *tracker) walkDir(ctx context.Context, dir *os.Root, rel string, seen ma
 	slices.Sort(names)
 	for _, name := range names {
 		p := filepath.Join(rel, name)
-		if t.excluded(p) {
-			continue
-		}
-		if _, known := t.entries[p]; t.opts.MaxFiles > 0 && len(t.entries) >= t.opts.MaxFiles && !known {
-			if t.over == "" {
-				t.over = fmt.Sprintf("the workspace folder %s has more than %d paths (checkpoints.max_files): %s and what follows it are not checkpointed", t.path, t.opts.MaxFiles, p)
-			}
-			continue
-		}
 		fi, err := dir.Lstat(name)
 		if err != nil {
 			continue
+		}
+		if t.excluded(p, fi.IsDir()) {
+			t.untrack(p, b)
+			continue
+		}
+		if _, known := t.entries[p]; !known {
+			if why := t.untracked(p); why != "" {
+				if !t.fullWalk {
+					*out = append(*out, change{rel: p, untracked: why})
+				}
+				continue
+			}
 		}
 		if !fi.IsDir() && !fi.Mode().IsRegular() && fi.Mode()&fs.ModeSymlink == 0 {
 			continue // devices, FIFOs, sockets: not files to keep
@@ -268,7 +303,7 @@ func (t *tracker) walkDir(ctx context.Context, dir *os.Root, rel string, seen ma
 			}
 		}
 		if b.bytes >= flushBytes {
-			if err := t.flush(ctx, b); err != nil {
+			if err := t.flushKeeping(ctx, b, *out); err != nil {
 				return err
 			}
 		}
@@ -393,6 +428,28 @@ func (t *tracker) gone(p string, b *batch, out *[]change) {
 	*out = append(*out, change{rel: p, before: old.State})
 }
 
+// flushKeeping is flush, reading first (keepBefore) the contents before
+// of the changes since the last flush that the baseline stops naming:
+// once it does, nothing in the store names them until the step's
+// checkpoint is added, and a collection of unused contents (a prune, of
+// any session, in any process) could take them in between.
+func (t *tracker) flushKeeping(ctx context.Context, b *batch, changes []change) error {
+	if t.keepBefore {
+		for i := t.keptTo; i < len(changes); i++ {
+			c := &changes[i]
+			if h := c.before.Hash; h != "" && h != c.after.Hash {
+				if d, ok := b.blobs[h]; ok {
+					c.beforeData = d
+				} else if d, err := t.st.Blob(ctx, h); err == nil {
+					c.beforeData = d
+				}
+			}
+		}
+		t.keptTo = len(changes)
+	}
+	return t.flush(ctx, b)
+}
+
 // flush writes the batch (contents and index) and empties it.
 func (t *tracker) flush(ctx context.Context, b *batch) error {
 	err := t.st.SaveIndex(ctx, store.IndexUpdate{Workspace: t.path, Blobs: b.blobs, Set: b.set, Delete: b.del})
@@ -400,11 +457,59 @@ func (t *tracker) flush(ctx context.Context, b *batch) error {
 	return err
 }
 
-// excluded reports a path checkpoints leave alone: .git (the person's
-// repository, which git keeps) and what checkpoints.exclude names.
-func (t *tracker) excluded(rel string) bool {
-	for _, part := range strings.Split(filepath.ToSlash(rel), "/") {
-		if part == ".git" {
+// untracked says why a path the baseline does not know is not tracked
+// now ("" when it is to be): the folder reached checkpoints.max_files, or
+// the path comes after where the last full walk stopped at that bound, so
+// it may have been there before the step (recording it as created would
+// make a restore delete it).
+func (t *tracker) untracked(rel string) string {
+	max := t.opts.MaxFiles
+	if max <= 0 {
+		return ""
+	}
+	if len(t.entries) >= max {
+		if t.fullWalk && t.over == "" {
+			t.stop = rel
+			t.over = fmt.Sprintf("the workspace folder %s has more than %d paths (checkpoints.max_files): %s and what follows it are not checkpointed", t.path, max, rel)
+		}
+		return fmt.Sprintf("the workspace folder has more than %d paths (checkpoints.max_files)", max)
+	}
+	if !t.fullWalk && t.stop != "" && !walkedBefore(rel, t.stop) {
+		return fmt.Sprintf("the workspace folder has more than %d paths (checkpoints.max_files) and the checkpoints' walk stopped before it", max)
+	}
+	return ""
+}
+
+// walkedBefore reports whether a walk in name order, folders entered as
+// they come, reaches p before stop (both relative, cleaned): a folder
+// above stop comes before it, a path inside stop after.
+func walkedBefore(p, stop string) bool {
+	a, b := strings.Split(p, string(filepath.Separator)), strings.Split(stop, string(filepath.Separator))
+	for i := range a {
+		if i == len(b) {
+			return false // inside stop
+		}
+		if a[i] != b[i] {
+			return a[i] < b[i]
+		}
+	}
+	return len(a) < len(b)
+}
+
+// defaultExclude are names never checkpointed whatever the
+// configuration: .git (the person's repository, which git keeps) and
+// node_modules (a dependency tree a package manager rebuilds).
+var defaultExclude = []string{".git", "node_modules"}
+
+// excluded reports a path checkpoints leave alone: a path element that
+// defaultExclude or checkpoints.exclude names, or a folder on the way
+// (the path itself when isDir) that the workspace's ignore files hide
+// (build output, virtual environments: the files they hide, a .env, are
+// kept).
+func (t *tracker) excluded(rel string, isDir bool) bool {
+	parts := strings.Split(filepath.ToSlash(rel), "/")
+	for _, part := range parts {
+		if slices.Contains(defaultExclude, part) {
 			return true
 		}
 		for _, pat := range t.opts.Exclude {
@@ -413,7 +518,38 @@ func (t *tracker) excluded(rel string) bool {
 			}
 		}
 	}
+	if t.ignored == nil {
+		return false
+	}
+	n := len(parts) - 1
+	if isDir {
+		n++
+	}
+	for i := 1; i <= n; i++ {
+		if t.ignored.Ignored(filepath.Join(parts[:i]...)) {
+			return true
+		}
+	}
 	return false
+}
+
+// untrack drops rel and what the baseline has below it without a change
+// to anyone: it is excluded now (an exclude or ignore rule added), not
+// gone.
+func (t *tracker) untrack(rel string, b *batch) {
+	if _, known := t.entries[rel]; !known {
+		return
+	}
+	for p, old := range t.entries {
+		if p == rel || under(p, rel) {
+			if old.State.Hash != "" {
+				t.kept -= old.State.Size
+			}
+			delete(t.entries, p)
+			delete(b.set, p)
+			b.del = append(b.del, p)
+		}
+	}
 }
 
 // under reports whether p lies below dir (both relative, cleaned).

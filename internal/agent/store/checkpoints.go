@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
+	"strings"
 	"time"
 )
 
@@ -46,6 +47,11 @@ type FileState struct {
 	// NotKept says why a file's content was not kept (too large, hard
 	// links, unreadable); "" when it was.
 	NotKept string `json:"notKept,omitempty"`
+	// Mixed, on a step's after state, says someone else changed the path
+	// too while the step ran (the person saved it in the editor): the
+	// state is not the agent's alone, so a restore keeps it as a
+	// conflict. It is no part of the state itself (Same ignores it).
+	Mixed string `json:"mixed,omitempty"`
 }
 
 // Exists reports whether the path existed.
@@ -144,6 +150,9 @@ func (s *Store) SaveIndex(ctx context.Context, u IndexUpdate) (err error) {
 		return err
 	}
 	ws := cleanWorkspace(u.Workspace)
+	if err = markUsed(ctx, tx, ws); err != nil {
+		return err
+	}
 	for p, e := range u.Set {
 		data, merr := json.Marshal(e)
 		if merr != nil {
@@ -380,41 +389,53 @@ func (s *Store) CheckpointsFrom(ctx context.Context, sessionID string, id int64)
 
 // PruneCheckpoints drops a session's oldest checkpoints until at most
 // keep remain and they keep at most keepBytes of content (0: no bound;
-// the newest always stays), then the contents nothing names any more. It returns how many it
-// dropped.
+// the newest always stays), then the contents nothing names any more. It
+// returns how many it dropped. A step's checkpoint that changed nothing
+// (a bash call that only read) does not count against keep, so read-only
+// steps do not push out the checkpoints that can restore something; such
+// empty ones go with the older ones around them, and beyond
+// emptyPerKept times keep of them in all.
 func (s *Store) PruneCheckpoints(ctx context.Context, sessionID string, keep int, keepBytes int64) (int, error) {
 	var (
-		count int
-		bytes int64
+		count, counted int
+		bytes          int64
 	)
-	if err := s.db.QueryRowContext(ctx, `SELECT COUNT(*), COALESCE(SUM(bytes), 0) FROM checkpoints WHERE session_id = ?`,
-		sessionID).Scan(&count, &bytes); err != nil {
+	if err := s.db.QueryRowContext(ctx, `SELECT COUNT(*), COALESCE(SUM(CASE WHEN kind = ? AND NOT EXISTS
+		(SELECT 1 FROM cp_files f WHERE f.checkpoint_id = checkpoints.id) THEN 0 ELSE 1 END), 0), COALESCE(SUM(bytes), 0)
+		FROM checkpoints WHERE session_id = ?`, CheckpointStep, sessionID).Scan(&count, &counted, &bytes); err != nil {
 		return 0, fmt.Errorf("prune checkpoints: %w", err)
 	}
-	if (keep <= 0 || count <= keep) && (keepBytes <= 0 || bytes <= keepBytes) {
+	over := func(counted, count int, bytes int64) bool {
+		return (keep > 0 && (counted > keep || count > keep*(emptyPerKept+1))) || (keepBytes > 0 && bytes > keepBytes)
+	}
+	if !over(counted, count, bytes) {
 		return 0, nil // the usual case, without listing
 	}
 	list, err := s.Checkpoints(ctx, sessionID)
 	if err != nil {
 		return 0, err
 	}
-	var total int64
-	for _, c := range list {
-		total += c.Bytes
-	}
 	var drop []int64
 	for _, c := range list[:len(list)-1] { // the newest stays, whatever its size
-		if (keep <= 0 || len(list)-len(drop) <= keep) && (keepBytes <= 0 || total <= keepBytes) {
+		if !over(counted, count, bytes) {
 			break
 		}
 		drop = append(drop, c.ID)
-		total -= c.Bytes
+		count--
+		bytes -= c.Bytes
+		if c.Kind != CheckpointStep || c.Changed > 0 {
+			counted--
+		}
 	}
 	if len(drop) == 0 {
 		return 0, nil
 	}
 	return len(drop), s.dropCheckpoints(ctx, `id <= ?`, sessionID, drop[len(drop)-1])
 }
+
+// emptyPerKept bounds a session's empty step checkpoints: at most this
+// many times the checkpoints kept.
+const emptyPerKept = 4
 
 // dropCheckpoints deletes the session's checkpoints matching cond (with
 // arg) and the contents nothing names any more, in one transaction.
@@ -457,6 +478,77 @@ func collectBlobs(ctx context.Context, tx *sql.Tx) error {
 		AND NOT EXISTS (SELECT 1 FROM cp_files WHERE after_hash = cp_blobs.hash)
 		AND NOT EXISTS (SELECT 1 FROM cp_index WHERE hash = cp_blobs.hash)`); err != nil {
 		return fmt.Errorf("drop unused contents: %w", err)
+	}
+	return nil
+}
+
+// markUsed notes that the workspace folder's index is in use now.
+func markUsed(ctx context.Context, tx *sql.Tx, ws string) error {
+	if _, err := tx.ExecContext(ctx, `INSERT INTO cp_workspaces (workspace, used_ns) VALUES (?, ?)
+		ON CONFLICT (workspace) DO UPDATE SET used_ns = excluded.used_ns`, ws, time.Now().UnixNano()); err != nil {
+		return fmt.Errorf("save checkpoint index: %w", err)
+	}
+	return nil
+}
+
+// PruneIndexes drops the checkpoint index (the baseline) of every
+// workspace folder whose index was not used since before, then the
+// contents nothing names any more, and returns how many folders' indexes
+// it dropped. It loses no checkpoint: a folder opened again is walked
+// and read afresh, and its checkpoints name their contents themselves.
+func (s *Store) PruneIndexes(ctx context.Context, before time.Time) (n int, err error) {
+	tx, err := s.db.BeginTx(ctx, nil)
+	if err != nil {
+		return 0, fmt.Errorf("prune checkpoint indexes: %w", err)
+	}
+	defer func() {
+		if err != nil {
+			tx.Rollback()
+		}
+	}()
+	cutoff := before.UnixNano()
+	if _, err = tx.ExecContext(ctx, `DELETE FROM cp_index WHERE workspace IN
+		(SELECT workspace FROM cp_workspaces WHERE used_ns < ?)`, cutoff); err != nil {
+		return 0, fmt.Errorf("prune checkpoint indexes: %w", err)
+	}
+	res, err := tx.ExecContext(ctx, `DELETE FROM cp_workspaces WHERE used_ns < ?`, cutoff)
+	if err != nil {
+		return 0, fmt.Errorf("prune checkpoint indexes: %w", err)
+	}
+	dropped, _ := res.RowsAffected()
+	if dropped > 0 {
+		if err = collectBlobs(ctx, tx); err != nil {
+			return 0, err
+		}
+	}
+	if err = tx.Commit(); err != nil {
+		return 0, fmt.Errorf("prune checkpoint indexes: %w", err)
+	}
+	return int(dropped), nil
+}
+
+// CollectBlobs deletes those of the contents hashes that no checkpoint
+// and no index entry names any more (the baseline's old versions of
+// files that changed), without scanning every content kept: what a
+// refresh stopped naming, collected as it goes, so the store does not
+// grow with every version of every file.
+func (s *Store) CollectBlobs(ctx context.Context, hashes []string) error {
+	const batch = 200
+	for len(hashes) > 0 {
+		n := min(batch, len(hashes))
+		part := hashes[:n]
+		hashes = hashes[n:]
+		args := make([]any, len(part))
+		for i, h := range part {
+			args[i] = h
+		}
+		marks := strings.TrimSuffix(strings.Repeat("?,", len(part)), ",")
+		if _, err := s.db.ExecContext(ctx, `DELETE FROM cp_blobs WHERE hash IN (`+marks+`)
+			AND NOT EXISTS (SELECT 1 FROM cp_files WHERE before_hash = cp_blobs.hash)
+			AND NOT EXISTS (SELECT 1 FROM cp_files WHERE after_hash = cp_blobs.hash)
+			AND NOT EXISTS (SELECT 1 FROM cp_index WHERE hash = cp_blobs.hash)`, args...); err != nil {
+			return fmt.Errorf("drop unused contents: %w", err)
+		}
 	}
 	return nil
 }

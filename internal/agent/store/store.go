@@ -279,6 +279,14 @@ func migrations() []string {
 		PRIMARY KEY (workspace, path)
 	);
 	CREATE INDEX cp_index_hash ON cp_index (hash);`,
+		// 6: when each workspace folder's checkpoint index was last used,
+		// so the index of a folder no longer opened can go (PruneIndexes).
+		`CREATE TABLE cp_workspaces (
+		workspace TEXT PRIMARY KEY,
+		used_ns   INTEGER NOT NULL
+	);
+	INSERT INTO cp_workspaces (workspace, used_ns)
+		SELECT DISTINCT workspace, CAST((julianday('now') - 2440587.5) * 86400000000000 AS INTEGER) FROM cp_index;`,
 	}
 }
 

@@ -537,8 +537,8 @@ func TestSchemaVersion(t *testing.T) {
 		}
 		return vs
 	}
-	if got := versions(s); !reflect.DeepEqual(got, []int{1, 2, 3, 4, 5}) {
-		t.Fatalf("schema versions = %v, want [1 2 3 4 5]", got)
+	if got := versions(s); !reflect.DeepEqual(got, []int{1, 2, 3, 4, 5, 6}) {
+		t.Fatalf("schema versions = %v, want [1 2 3 4 5 6]", got)
 	}
 	s.Close()
 
@@ -546,8 +546,8 @@ func TestSchemaVersion(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := versions(s); !reflect.DeepEqual(got, []int{1, 2, 3, 4, 5}) {
-		t.Fatalf("schema versions after reopen = %v, want [1 2 3 4 5]", got)
+	if got := versions(s); !reflect.DeepEqual(got, []int{1, 2, 3, 4, 5, 6}) {
+		t.Fatalf("schema versions after reopen = %v, want [1 2 3 4 5 6]", got)
 	}
 	// A database from a newer agentls is refused, not misread.
 	if _, err := s.db.ExecContext(ctx, `INSERT INTO schema_migrations (version, applied_ns) VALUES (?, 0)`, len(migrations())+1); err != nil {
@@ -741,5 +741,43 @@ func TestLastSessionTurn(t *testing.T) {
 	}
 	if got, err := s.LastSessionTurn(ctx, ws(t), "s3"); !errors.Is(err, ErrNoTurn) {
 		t.Errorf("LastSessionTurn of a session without changes = %q, %v; want ErrNoTurn", got, err)
+	}
+}
+
+// The baseline of a workspace folder not used since a time goes, with the
+// contents only it named; a folder used since keeps its own.
+func TestPruneIndexesOfUnusedFolders(t *testing.T) {
+	ctx := context.Background()
+	s, _ := openTemp(t)
+	entry := func(text string) (map[string][]byte, map[string]IndexEntry) {
+		h := HashOf([]byte(text))
+		return map[string][]byte{h: []byte(text)}, map[string]IndexEntry{"f": {State: FileState{Kind: KindFile, Mode: 0o644, Size: int64(len(text)), Hash: h}}}
+	}
+	oldWS, newWS := ws(t), filepath.Join(ws(t), "other")
+	blobs, set := entry("old folder's file")
+	if err := s.SaveIndex(ctx, IndexUpdate{Workspace: oldWS, Blobs: blobs, Set: set}); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(2 * time.Millisecond)
+	cutoff := time.Now()
+	blobs, set = entry("new folder's file")
+	if err := s.SaveIndex(ctx, IndexUpdate{Workspace: newWS, Blobs: blobs, Set: set}); err != nil {
+		t.Fatal(err)
+	}
+	n, err := s.PruneIndexes(ctx, cutoff)
+	if err != nil || n != 1 {
+		t.Fatalf("PruneIndexes = %d, %v; want the old folder's", n, err)
+	}
+	if idx, _ := s.Index(ctx, oldWS); len(idx) != 0 {
+		t.Errorf("the unused folder's index: %v", idx)
+	}
+	if idx, _ := s.Index(ctx, newWS); len(idx) != 1 {
+		t.Errorf("the folder used since lost its index: %v", idx)
+	}
+	if _, err := s.Blob(ctx, HashOf([]byte("old folder's file"))); err == nil {
+		t.Error("the content only the dropped index named is still kept")
+	}
+	if _, err := s.Blob(ctx, HashOf([]byte("new folder's file"))); err != nil {
+		t.Errorf("the kept index's content: %v", err)
 	}
 }

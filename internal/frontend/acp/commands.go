@@ -144,7 +144,7 @@ func (ss *session) restore(ctx context.Context, arg string) string {
 		return "agentls: usage: /restore ID [files | conversation | both], or /restore undo (the ids are in /checkpoints)"
 	}
 	if err != nil {
-		return "agentls: nothing was restored: " + err.Error()
+		return "agentls: " + rep.ErrorText(ss.env.Workspace().Rel, err)
 	}
 	return "agentls: " + rep.Text(ss.env.Workspace().Rel)
 }

@@ -23,6 +23,7 @@ type editorApplier struct{ s *Server }
 // edit: their unsaved work is never written for them.
 func (a editorApplier) ApplyOpen(ctx context.Context, ch tools.FileChange) (tools.Applied, error) {
 	s := a.s
+	defer s.agentEditing(ch.Path)()
 	uri, ok := s.docs.URI(ch.Path)
 	if !ok {
 		uri = overlay.PathToURI(ch.Path)

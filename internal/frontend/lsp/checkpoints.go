@@ -97,7 +97,13 @@ func (s *Server) restoreCheckpoint(ctx context.Context, a CheckpointArgs) (any, 
 			Files: what != "conversation", Conversation: what != "files", Live: live})
 	}
 	if err != nil {
-		return nil, jsonrpc2.Errorf(jsonrpc2.InvalidRequest, "%v", err)
+		// What was done before the error is told too: the person must
+		// know which files changed.
+		text := rep.ErrorText(s.ws.Rel, err)
+		if rep.Partial() {
+			s.showMessage(ctx, 1, "agentls: "+text)
+		}
+		return nil, jsonrpc2.Errorf(jsonrpc2.InvalidRequest, "%s", text)
 	}
 	typ := 3
 	if len(rep.Conflicts)+len(rep.Skipped) > 0 {

@@ -6,9 +6,11 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/agentls/agentls/internal/frontend/lsp"
 	"github.com/agentls/agentls/internal/frontend/lsp/fake"
+	"github.com/agentls/agentls/internal/langserver/overlay"
 )
 
 // agentls.restoreCheckpoint puts an open buffer back through applyEdit
@@ -70,5 +72,74 @@ func TestRestoreCheckpointThroughTheEditor(t *testing.T) {
 	}
 	if _, err := ed.ExecuteCommand(ctx, lsp.CommandRestoreCheckpoint, lsp.CheckpointArgs{Checkpoint: 1, What: "sideways"}); err == nil {
 		t.Error("what: sideways was accepted")
+	}
+}
+
+// The person's save while a bash step runs (didSave) is not the step's:
+// restoring to before the step keeps it and reports a conflict with both
+// versions, and still undoes what the step did.
+func TestSaveDuringAStepSurvivesARestore(t *testing.T) {
+	ctx := ctxT(t)
+	prov := script(t, `{"turns":[
+		{"tool_calls":[{"name":"bash","input":{"command":"echo a1 > agent.txt && sleep 2"}}]},
+		{"text":"done"}]}`)
+	ed, root := setup(t, map[string]string{"agent.txt": "a0\n", "mine.txt": "v0\n"}, prov, func(o *fake.Options) {
+		o.Server.DataDir = t.TempDir()
+		o.Server.ModeFlag = "auto"
+	})
+	mine := filepath.Join(root, "mine.txt")
+	if err := ed.Open(ctx, mine, "v0\n"); err != nil {
+		t.Fatal(err)
+	}
+	res, _ := ed.Ask(ctx, lsp.AskArgs{Prompt: "run the tests"})
+	for {
+		if b, _ := os.ReadFile(filepath.Join(root, "agent.txt")); string(b) == "a1\n" {
+			break
+		}
+		select {
+		case <-ctx.Done():
+			t.Fatal("the step did not run")
+		case <-time.After(20 * time.Millisecond):
+		}
+	}
+	// The person types and saves while the step still runs.
+	if err := ed.Change(ctx, mine, fake.Edit{StartLine: 0, EndLine: 1, Text: "the person's work\n"}); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(mine, []byte("the person's work\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := ed.Conn().Notify(ctx, "textDocument/didSave", map[string]any{"textDocument": map[string]any{"uri": overlay.PathToURI(mine)}}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ed.WaitTurnEnd(ctx, res.TurnID); err != nil {
+		t.Fatal(err)
+	}
+	raw, err := ed.ExecuteCommand(ctx, lsp.CommandCheckpoints, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var list lsp.CheckpointList
+	if err := json.Unmarshal(raw, &list); err != nil || len(list.Checkpoints) != 1 {
+		t.Fatalf("checkpoints: %v %s", err, raw)
+	}
+	raw, err = ed.ExecuteCommand(ctx, lsp.CommandRestoreCheckpoint, lsp.CheckpointArgs{Checkpoint: list.Checkpoints[0].ID})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b, _ := os.ReadFile(mine); string(b) != "the person's work\n" {
+		t.Errorf("mine.txt = %q: the person's save during the step was reverted (%s)", b, raw)
+	}
+	if got, _ := ed.Buffer(mine); got != "the person's work\n" {
+		t.Errorf("mine.txt's buffer = %q", got)
+	}
+	if b, _ := os.ReadFile(filepath.Join(root, "agent.txt")); string(b) != "a0\n" {
+		t.Errorf("agent.txt = %q, want the step undone", b)
+	}
+	var r struct {
+		Conflicts []struct{ Path string } `json:"conflicts"`
+	}
+	if err := json.Unmarshal(raw, &r); err != nil || len(r.Conflicts) != 1 || r.Conflicts[0].Path != mine {
+		t.Errorf("restore: %v %s, want mine.txt's conflict", err, raw)
 	}
 }

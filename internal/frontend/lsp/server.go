@@ -101,8 +101,12 @@ type Server struct {
 	// wrapProblem says why the wrapped server did not start, shown once
 	// the editor is initialized.
 	wrapProblem string
-	inline      inlineState   // inline completion (inline.go)
-	next        nextEditState // next-edit suggestions (nextedit.go)
+	// agentEdits counts, by path, the agent's edits being applied through
+	// the editor: the didChange and didSave they cause are not the
+	// person's (personChanged).
+	agentEdits map[string]int
+	inline     inlineState   // inline completion (inline.go)
+	next       nextEditState // next-edit suggestions (nextedit.go)
 }
 
 // docOverlay adapts the overlay store to the tools' Overlay interface.
@@ -371,6 +375,7 @@ func (s *Server) notification(ctx context.Context, method string, params json.Ra
 	case "textDocument/didClose":
 		err = s.didClose(params)
 	case "textDocument/didSave":
+		err = s.didSave(params)
 	case "workspace/didChangeWorkspaceFolders":
 		err = s.didChangeFolders(params)
 	case "window/workDoneProgress/cancel":

@@ -47,6 +47,7 @@ func (s *Server) didChange(params json.RawMessage) error {
 		s.log.Warn(warn)
 	}
 	if err == nil {
+		s.personChanged(uri)
 		s.touchLSP(uri, false)
 		if path, perr := overlay.URIToPath(uri); perr == nil && track {
 			after, _, _ := s.docs.GetURI(uri)
@@ -113,4 +114,49 @@ func (s *Server) didChangeFolders(params json.RawMessage) error {
 		roots = append(roots, path)
 	}
 	return s.ws.SetRoots(roots)
+}
+
+// didSave tells the checkpoints of a save the person made.
+func (s *Server) didSave(params json.RawMessage) error {
+	var p protocol.DidSaveTextDocumentParams
+	if err := decode(params, &p); err != nil {
+		return err
+	}
+	s.personChanged(string(p.TextDocument.URI))
+	return nil
+}
+
+// personChanged tells the checkpoints that the person changed the document
+// uri in the editor — unless the change is the agent's own edit being
+// applied through the editor (editorApplier) — so a step running now does
+// not take the person's work as its change.
+func (s *Server) personChanged(uri string) {
+	path, err := overlay.URIToPath(uri)
+	if err != nil || s.env == nil {
+		return
+	}
+	s.mu.Lock()
+	agent := s.agentEdits[path] > 0
+	s.mu.Unlock()
+	if !agent {
+		s.env.PersonChanged(path)
+	}
+}
+
+// agentEditing marks the agent's edit of path being applied through the
+// editor until the returned function is called.
+func (s *Server) agentEditing(path string) func() {
+	s.mu.Lock()
+	if s.agentEdits == nil {
+		s.agentEdits = map[string]int{}
+	}
+	s.agentEdits[path]++
+	s.mu.Unlock()
+	return func() {
+		s.mu.Lock()
+		if s.agentEdits[path]--; s.agentEdits[path] <= 0 {
+			delete(s.agentEdits, path)
+		}
+		s.mu.Unlock()
+	}
 }
