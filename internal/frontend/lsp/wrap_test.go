@@ -30,6 +30,9 @@ import (
 const serveEnv = "AGENTLS_TEST_SERVE_WRAP"
 
 func TestMain(m *testing.M) {
+	if log, ok := os.LookupEnv(slowLSPEnv); ok {
+		os.Exit(runSlowLanguageServer(log))
+	}
 	if cmd := os.Getenv(serveEnv); cmd != "" {
 		dir, err := os.MkdirTemp("", "agentls-wrap-serve-")
 		if err != nil {
