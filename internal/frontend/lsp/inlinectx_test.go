@@ -167,7 +167,9 @@ func TestInlineCompletionSlowLanguageServer(t *testing.T) {
 			if err := ed.Open(ctx, path, tt.text); err != nil {
 				t.Fatal(err)
 			}
+			col := 0
 			for i := 0; ; i++ {
+				col = 3 + i
 				// A new text each time: the answer is not cached.
 				if err := ed.Change(ctx, path, fake.Edit{StartLine: 2, StartChar: 2 + i, EndLine: 2, EndChar: 2 + i, Text: " "}); err != nil {
 					t.Fatal(err)
@@ -191,6 +193,27 @@ func TestInlineCompletionSlowLanguageServer(t *testing.T) {
 			}
 			if p := srv.Requests()[len(srv.Requests())-1].Prompt; strings.Contains(p, "from the language server") {
 				t.Errorf("the prompt has symbols that no server gave:\n%s", p)
+			}
+			if !tt.asked {
+				return
+			}
+			// The lookup is kept for the document version and line: the
+			// cursor one column left asks the server nothing more.
+			lookups := func() int {
+				time.Sleep(200 * time.Millisecond) // the lookup's requests all sent
+				b, _ := os.ReadFile(log)
+				return strings.Count(string(b), "textDocument/definition")
+			}
+			before := lookups()
+			asked := len(srv.Requests())
+			if _, err := ed.InlineCompletion(ctx, path, 2, col-1, fake.InlineInvoked); err != nil {
+				t.Fatal(err)
+			}
+			if len(srv.Requests()) == asked {
+				t.Fatal("the request was answered from the cache: the test proves nothing")
+			}
+			if n := lookups(); n != before {
+				t.Errorf("%d definition requests for a version and line already looked up, want none", n-before)
 			}
 		})
 	}
