@@ -138,13 +138,21 @@ func TestLSPToolsPyright(t *testing.T) { t.Parallel(); testServer(t, pyCase) }
 func TestLSPToolsTS(t *testing.T)      { t.Parallel(); testServer(t, tsCase) }
 func TestLSPToolsClangd(t *testing.T)  { t.Parallel(); testServer(t, cCase) }
 
-func testServer(t *testing.T, sc serverCase) {
+func testServer(t *testing.T, sc serverCase) { testServerWith(t, sc, nil) }
+
+// testServerWith runs the cases with the fixture's server set up by
+// serve (nil: the tools start their own), whose result checks the
+// server after them.
+func testServerWith(t *testing.T, sc serverCase, serve func(f *lspFixture) (after func())) {
 	for _, p := range sc.programs {
 		requireProgram(t, p)
 	}
 	f := newLSPFixture(t, sc.files, client.Config{})
 	if sc.setup != nil {
 		sc.setup(f)
+	}
+	if serve != nil {
+		defer serve(f)()
 	}
 	def, use := sc.def, sc.use
 	declLoc := f.loc(def, sc.symbol+"(", 1)

@@ -78,6 +78,16 @@ func (e *LSPEnv) StartShared(ctx context.Context, argv []string, folder string) 
 	return e.servers.StartShared(ctx, argv, folder)
 }
 
+// Running returns the language server for a file when one runs now,
+// never starting one (client.Manager.Running).
+func (e *LSPEnv) Running(abs string) (*client.Client, bool) {
+	m, err := e.Manager()
+	if err != nil {
+		return nil, false
+	}
+	return m.Running(abs)
+}
+
 // Share makes the lsp_* tools use the server shared with the editor for
 // its files instead of starting their own.
 func (e *LSPEnv) Share(sh client.Shared) { e.servers.Share(sh) }

@@ -9,7 +9,7 @@ import (
 
 // chatSystem tells a chat model what a gap is and how to answer.
 const chatSystem = `You complete code at the cursor, as an editor's inline completion does.
-The user message is one file with the marker <CURSOR> where the text is missing.
+The user message is one file with the marker <CURSOR> where the text is missing, after the declarations it uses from elsewhere when the language server knew them.
 Reply with exactly the text to insert at <CURSOR>: no explanation, no code fence, no repetition of the text around it.
 Insert what most likely comes next — often the rest of the line or block; at most a few lines.
 If nothing should be inserted, reply with nothing.`
@@ -32,6 +32,9 @@ func (c chatFiller) Fill(ctx context.Context, r Request) (string, error) {
 	ctx, cancel := context.WithTimeout(ctx, Timeout)
 	defer cancel()
 	var b strings.Builder
+	if ctx := strings.TrimRight(r.Context, "\n"); ctx != "" {
+		b.WriteString(contextHeading + "\n" + ctx + "\n\n")
+	}
 	if r.Path != "" {
 		b.WriteString("File: " + r.Path + "\n\n")
 	}

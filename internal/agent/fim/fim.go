@@ -21,6 +21,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -37,6 +38,55 @@ type Request struct {
 	Prefix, Suffix string
 	// MaxTokens bounds the answer; 0 means DefaultMaxTokens.
 	MaxTokens int
+	// Context is what the file's language server knows of the symbols
+	// used near the cursor — their signatures, each after the name of
+	// the file it comes from — bounded by the caller; it is not part of
+	// the file. The completion APIs get it as a comment block before
+	// Prefix, in the line comments of Path's language (without it when
+	// the language is unknown, LineComment); the chat prompt as a section
+	// of its own.
+	Context string
+}
+
+// contextHeading opens the context in a prompt.
+const contextHeading = "Declarations used near the cursor (from the language server; not part of this file):"
+
+// prefix is r.Prefix after the context as a comment block, for the
+// completion APIs.
+func (r Request) prefix() string {
+	mark := LineComment(r.Path)
+	ctx := strings.TrimRight(r.Context, "\n")
+	if ctx == "" || mark == "" {
+		return r.Prefix
+	}
+	var b strings.Builder
+	b.WriteString(mark + " " + contextHeading + "\n")
+	for line := range strings.SplitSeq(ctx, "\n") {
+		b.WriteString(strings.TrimRight(mark+" "+line, " ") + "\n")
+	}
+	b.WriteString("\n")
+	return b.String() + r.Prefix
+}
+
+// LineComment is what starts a line comment in the language of the file
+// path names, by its extension; "" when agentls does not know it.
+func LineComment(path string) string {
+	switch strings.ToLower(filepath.Ext(path)) {
+	case ".go", ".c", ".h", ".cc", ".cpp", ".cxx", ".hpp", ".hh", ".java", ".js", ".mjs", ".cjs", ".jsx",
+		".ts", ".mts", ".cts", ".tsx", ".rs", ".swift", ".kt", ".kts", ".cs", ".scala", ".dart", ".zig",
+		".proto", ".php", ".groovy", ".m", ".mm":
+		return "//"
+	case ".py", ".pyi", ".rb", ".sh", ".bash", ".zsh", ".pl", ".r", ".jl", ".nim", ".ex", ".exs",
+		".yaml", ".yml", ".toml", ".cmake", ".tf", ".ps1", ".cr":
+		return "#"
+	case ".lua", ".sql", ".hs", ".elm", ".ada", ".adb", ".ads":
+		return "--"
+	case ".el", ".lisp", ".clj", ".cljs", ".scm", ".rkt":
+		return ";;"
+	case ".erl", ".hrl", ".tex":
+		return "%"
+	}
+	return ""
 }
 
 // DefaultMaxTokens bounds a completion when the request does not.
@@ -111,15 +161,15 @@ func (f *httpFiller) Fill(ctx context.Context, r Request) (string, error) {
 	var body any
 	if f.c.API == APIInfill {
 		url = strings.TrimSuffix(f.c.BaseURL, "/v1") + "/infill"
-		body = map[string]any{"input_prefix": r.Prefix, "input_suffix": r.Suffix, "n_predict": maxTokens,
+		body = map[string]any{"input_prefix": r.prefix(), "input_suffix": r.Suffix, "n_predict": maxTokens,
 			"stream": true, "cache_prompt": true, "temperature": 0}
 	} else {
 		url = f.c.BaseURL + "/completions"
 		req := map[string]any{"model": f.c.Model, "max_tokens": maxTokens, "stream": true, "temperature": 0}
 		if f.c.Template != "" {
-			req["prompt"] = strings.NewReplacer("{prefix}", r.Prefix, "{suffix}", r.Suffix).Replace(f.c.Template)
+			req["prompt"] = strings.NewReplacer("{prefix}", r.prefix(), "{suffix}", r.Suffix).Replace(f.c.Template)
 		} else {
-			req["prompt"], req["suffix"] = r.Prefix, r.Suffix
+			req["prompt"], req["suffix"] = r.prefix(), r.Suffix
 		}
 		body = req
 	}

@@ -193,3 +193,50 @@ func TestChat(t *testing.T) {
 		srv.Close()
 	}
 }
+
+// The language server's context reaches each API where its models read
+// it: a comment block in the file's syntax before the prefix for the
+// completion APIs (nothing for a language without a known comment), a
+// section of its own for a chat model — never inside the suffix.
+func TestFillContext(t *testing.T) {
+	const sig = "calc.go: func Sum(xs []int) int"
+	for _, tt := range []struct {
+		api, path, want string
+	}{
+		{fim.APICompletions, "main.go", "// " + sig + "\n\n" + prefix},
+		{fim.APIInfill, "main.go", "// " + sig + "\n\n" + prefix},
+		{fim.APICompletions, "main.py", "# " + sig + "\n\n" + prefix},
+		{fim.APICompletions, "notes.unknown", prefix},
+	} {
+		t.Run(tt.api+" "+tt.path, func(t *testing.T) {
+			srv := fimtest.New(func(fimtest.Request) fimtest.Reply { return fimtest.Reply{Parts: []string{"x"}} })
+			defer srv.Close()
+			f, _ := fim.New(fim.Config{Endpoint: remote.Endpoint{BaseURL: srv.URL, Model: "coder"}, API: tt.api})
+			if _, err := f.Fill(context.Background(), fim.Request{Path: tt.path, Prefix: prefix, Suffix: suffix, Context: sig + "\n"}); err != nil {
+				t.Fatal(err)
+			}
+			r := srv.Requests()[0]
+			got, gotSuffix := r.Prompt, r.Suffix
+			if tt.api == fim.APIInfill {
+				got, gotSuffix = r.InputPrefix, &r.InputSuffix
+			}
+			if !strings.HasSuffix(got, tt.want) || (tt.want == prefix) != (got == prefix) {
+				t.Errorf("prefix sent = %q, want it to end %q", got, tt.want)
+			}
+			if gotSuffix == nil || *gotSuffix != suffix {
+				t.Errorf("suffix sent = %v, want the suffix alone", gotSuffix)
+			}
+		})
+	}
+	t.Run("chat", func(t *testing.T) {
+		srv := openaitest.New(func(openaitest.Request) openaitest.Reply { return openaitest.Reply{Parts: []string{"x"}} })
+		defer srv.Close()
+		p, _ := openai.New(openai.Config{Endpoint: remote.Endpoint{BaseURL: srv.URL, Model: "chat"}})
+		if _, err := fim.Chat(p).Fill(context.Background(), fim.Request{Path: "main.go", Prefix: prefix, Suffix: suffix, Context: sig}); err != nil {
+			t.Fatal(err)
+		}
+		if got := srv.Requests()[0].Text(); !strings.Contains(got, sig+"\n\nFile: main.go\n\n"+prefix+"<CURSOR>") {
+			t.Errorf("the chat model was shown %q", got)
+		}
+	})
+}

@@ -8,6 +8,9 @@ package lsp
 // cursor, and nothing of a file the person excluded
 // (tools.Workspace.Excluded).
 //
+// The model also gets the signatures of the symbols used near the
+// cursor, from the file's language server when one runs (inlinectx.go).
+//
 // Stale work is dropped at once: $/cancelRequest ends the request's
 // context, which ends the model's HTTP request; a newer request for the
 // same document supersedes the older one, which is answered null (no
@@ -171,7 +174,7 @@ func (s *Server) inlineCompletion(ctx context.Context, params json.RawMessage) (
 	if c.filler == nil {
 		return none, nil
 	}
-	text, _, open := s.docs.Get(path)
+	text, version, open := s.docs.Get(path)
 	if !open {
 		return none, nil
 	}
@@ -196,6 +199,13 @@ func (s *Server) inlineCompletion(ctx context.Context, params json.RawMessage) (
 		return list
 	}
 	hit, isHit := c.lookup(path, prefix, suffix)
+	var symbols *symbolLookup
+	if !isHit {
+		// Looked up during the debounce (inlinectx.go).
+		first := strings.Count(text[:off-len(prefix)], "\n")
+		last := first + strings.Count(prefix, "\n") + strings.Count(suffix, "\n")
+		symbols = s.startSymbols(path, version, text, off, first, last)
+	}
 	next, nextKnown, fetch, edits := s.next.cached(path, text)
 	needNext := !nextKnown && (fetch != nil || len(edits) > 0)
 	if (!isHit || needNext) && p.Context.TriggerKind != inlineInvoked && c.debounce > 0 {
@@ -251,7 +261,8 @@ func (s *Server) inlineCompletion(ctx context.Context, params json.RawMessage) (
 		}
 		return answer(hit, next), nil
 	}
-	ans, err := c.filler.Fill(ctx, fim.Request{Path: s.ws.Rel(path), Prefix: prefix, Suffix: suffix, MaxTokens: c.maxTokens})
+	near := s.awaitSymbols(ctx, path, symbols)
+	ans, err := c.filler.Fill(ctx, fim.Request{Path: s.ws.Rel(path), Prefix: prefix, Suffix: suffix, MaxTokens: c.maxTokens, Context: near})
 	if ctx.Err() != nil {
 		if !superseded() {
 			s.log.Debug("inline completion cancelled", "path", path)

@@ -88,3 +88,42 @@ func TestCompleterCache(t *testing.T) {
 		t.Errorf("cache holds %d answers, want %d", len(c.cache), maxCachedCompletions)
 	}
 }
+
+// identsNear looks up the names nearest the cursor first, each once,
+// without the word being typed, keywords, single letters or comments.
+func TestIdentsNear(t *testing.T) {
+	text := "package calc\n\n// Helper is not looked up.\nfunc Total(xs []int) int {\n\ts := Sum(xs...) + Max(1)\n\treturn Sca\n}\nvar after = Other\n"
+	off := strings.Index(text, "Sca") + 3
+	var got []string
+	for _, id := range identsNear(text, off, "//") {
+		got = append(got, id.name)
+	}
+	want := []string{"Max", "xs", "Sum", "Total", "calc", "after", "Other"}
+	if strings.Join(got, " ") != strings.Join(want, " ") {
+		t.Errorf("identsNear = %v, want %v", got, want)
+	}
+	ids := identsNear("é := Sum(1)\n", len("é := Sum"), "")
+	if len(ids) != 0 {
+		t.Errorf("the word at the cursor was looked up: %+v", ids)
+	}
+	ids = identsNear("é := Sum(1)\nx", len("é := Sum(1)\nx"), "")
+	if len(ids) != 1 || ids[0].name != "Sum" || ids[0].line != 0 || ids[0].col != 5 {
+		t.Errorf("identsNear = %+v, want Sum at line 0, code-point column 5", ids)
+	}
+}
+
+// signature keeps a hover's declaration: its code block, else its first
+// paragraph, clipped in whole lines.
+func TestSignature(t *testing.T) {
+	tests := []struct{ md, want string }{
+		{"```go\nfunc Sum(xs ...int) int\n```\n\n---\n\nSum adds.", "func Sum(xs ...int) int"},
+		{"def total(a, b)\n\nAdds them.", "def total(a, b)"},
+		{"", ""},
+		{"```go\n" + strings.Repeat("field int\n", 100) + "```", strings.TrimSuffix(strings.Repeat("field int\n", maxSymbolBytes/10), "\n")},
+	}
+	for _, tt := range tests {
+		if got := signature(tt.md); got != tt.want {
+			t.Errorf("signature(%.30q) = %q, want %q", tt.md, got, tt.want)
+		}
+	}
+}

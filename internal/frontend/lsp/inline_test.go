@@ -366,3 +366,65 @@ func TestWrapInlineCompletion(t *testing.T) {
 		t.Errorf("inlineCompletion = %s, want agentls's item", got)
 	}
 }
+
+// TestInlineCompletionDebounce: two automatic requests inside the
+// debounce window make one model call — for the newer text; the older is
+// answered null — while an invoked request does not wait.
+func TestInlineCompletionDebounce(t *testing.T) {
+	const debounce = time.Second
+	srv := fimtest.New(func(fimtest.Request) fimtest.Reply { return fimtest.Reply{Parts: []string{"return a + b"}} })
+	defer srv.Close()
+	ctx := ctxT(t)
+	ed, root := setup(t, map[string]string{"calc.go": addGo}, nil, func(o *fake.Options) {
+		o.InitOptions = completionSettings(srv, map[string]any{"debounce_ms": debounce.Milliseconds()})
+	})
+	path := filepath.Join(root, "calc.go")
+	if err := ed.Open(ctx, path, addGo); err != nil {
+		t.Fatal(err)
+	}
+	start := time.Now()
+	first := make(chan fake.Inline, 1)
+	go func() {
+		got, err := ed.InlineCompletion(ctx, path, 4, 1, fake.InlineAutomatic)
+		if err != nil {
+			t.Error(err)
+		}
+		first <- got
+	}()
+	time.Sleep(100 * time.Millisecond) // the first request is waiting for typing to stop
+	if err := ed.Change(ctx, path, fake.Edit{StartLine: 4, StartChar: 1, EndLine: 4, EndChar: 1, Text: "r"}); err != nil {
+		t.Fatal(err)
+	}
+	got, err := ed.InlineCompletion(ctx, path, 4, 2, fake.InlineAutomatic)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := time.Since(start); d < debounce {
+		t.Errorf("the automatic request was answered after %v, before the debounce (%v)", d, debounce)
+	}
+	if len(got.Items) != 1 || got.Items[0].InsertText != "return a + b" {
+		t.Errorf("the newer request got %+v", got)
+	}
+	if o := <-first; !o.Null {
+		t.Errorf("the superseded request got %+v, want null", o)
+	}
+	reqs := srv.Requests()
+	if len(reqs) != 1 || !strings.HasSuffix(reqs[0].Prompt, "\tr") {
+		t.Fatalf("the model was asked %d times (%+v), want once, for the newer text", len(reqs), reqs)
+	}
+
+	if err := ed.Change(ctx, path, fake.Edit{StartLine: 4, StartChar: 2, EndLine: 4, EndChar: 2, Text: "e"}); err != nil {
+		t.Fatal(err)
+	}
+	start = time.Now()
+	got, err = ed.InlineCompletion(ctx, path, 4, 3, fake.InlineInvoked)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := time.Since(start); d > debounce/2 || len(got.Items) != 1 {
+		t.Errorf("the invoked request got %+v after %v; want it at once, without the %v debounce", got, d, debounce)
+	}
+	if n := len(srv.Requests()); n != 2 {
+		t.Errorf("the model was asked %d times, want twice", n)
+	}
+}

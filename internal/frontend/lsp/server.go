@@ -107,6 +107,7 @@ type Server struct {
 	agentEdits map[string]int
 	inline     inlineState   // inline completion (inline.go)
 	next       nextEditState // next-edit suggestions (nextedit.go)
+	symbols    symbolLookups // the symbols near the cursor (inlinectx.go)
 }
 
 // docOverlay adapts the overlay store to the tools' Overlay interface.

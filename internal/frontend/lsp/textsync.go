@@ -68,6 +68,7 @@ func (s *Server) didClose(params json.RawMessage) error {
 	}
 	if path, err := overlay.URIToPath(uri); err == nil {
 		s.next.forget(path)
+		s.forgetSymbols(path)
 	}
 	s.touchLSP(uri, true)
 	return nil

@@ -30,6 +30,9 @@ import (
 const serveEnv = "AGENTLS_TEST_SERVE_WRAP"
 
 func TestMain(m *testing.M) {
+	if log, ok := os.LookupEnv(slowLSPEnv); ok {
+		os.Exit(runSlowLanguageServer(log))
+	}
 	if cmd := os.Getenv(serveEnv); cmd != "" {
 		dir, err := os.MkdirTemp("", "agentls-wrap-serve-")
 		if err != nil {
@@ -73,6 +76,10 @@ type rawEditor struct {
 	t    testing.TB
 	dir  string
 	conn jsonrpc2.Conn
+
+	// hierarchicalSymbols declares hierarchicalDocumentSymbolSupport, as
+	// VS Code, Neovim and eglot do.
+	hierarchicalSymbols bool
 
 	mu       sync.Mutex
 	diags    map[string][]json.RawMessage // uri → publishDiagnostics params, in order
@@ -199,6 +206,13 @@ func (p pipeRWC) Close() error                { return p.w.Close() }
 // returned channel gets Serve's exit code.
 func startWrapped(t testing.TB, dir string, mod func(*app.Options)) (*rawEditor, <-chan int) {
 	t.Helper()
+	return startServe(t, dir, mod, []string{"gopls"})
+}
+
+// startServe runs agentls serve in this process, wrapping the command
+// wrapped (nil: alone); the returned channel gets Serve's exit code.
+func startServe(t testing.TB, dir string, mod func(*app.Options), wrapped []string) (*rawEditor, <-chan int) {
+	t.Helper()
 	a, b := net.Pipe()
 	opts := app.Options{Getenv: func(string) string { return "" }, DataDir: t.TempDir(), StateDir: t.TempDir()}
 	if mod != nil {
@@ -216,7 +230,7 @@ func startWrapped(t testing.TB, dir string, mod func(*app.Options)) (*rawEditor,
 		}
 	})
 	go func() {
-		code <- lsp.Serve(ctx, b, lsp.Options{App: app.New(opts), Wrap: []string{"gopls"}})
+		code <- lsp.Serve(ctx, b, lsp.Options{App: app.New(opts), Wrap: wrapped})
 		close(ended)
 	}()
 	return newRawEditor(t, dir, framing.New(a, framing.Options{})), code
@@ -268,6 +282,10 @@ func (e *rawEditor) initialize(ctx context.Context, initOptions any) map[string]
 			},
 		},
 		"initializationOptions": initOptions,
+	}
+	if e.hierarchicalSymbols {
+		td := params["capabilities"].(map[string]any)["textDocument"].(map[string]any)
+		td["documentSymbol"] = map[string]any{"hierarchicalDocumentSymbolSupport": true}
 	}
 	var res map[string]any
 	if _, err := e.conn.Call(ctx, "initialize", params, &res); err != nil {
@@ -619,6 +637,64 @@ func (p *scriptedCalls) wait(t *testing.T, ctx context.Context) map[string]strin
 		case <-time.After(20 * time.Millisecond):
 		case <-ctx.Done():
 			t.Fatalf("the model was never asked: %v", ctx.Err())
+		}
+	}
+}
+
+// TestWrapToolsAnswerAsDirect: the agent's lsp_* tools — diagnostics of
+// an error typed in the editor's buffer, definition, references, call
+// hierarchy, symbols — answer the same through `agentls serve --wrap
+// gopls` (the editor's gopls) as through `agentls serve` with a gopls of
+// their own. The wrapped gopls answers with the editor's capabilities:
+// for an editor without hierarchical document symbols it lists them flat,
+// without their signatures, and the tools still find a symbol's name in
+// its declaration.
+func TestWrapToolsAnswerAsDirect(t *testing.T) {
+	requireGopls(t)
+	calls := []agent.ToolCall{
+		{ID: "diagnostics", Name: "lsp_diagnostics", Input: json.RawMessage(`{"file_path":"use.go"}`)},
+		{ID: "definition", Name: "lsp_definition", Input: json.RawMessage(`{"file_path":"use.go","line":4,"symbol":"Hello"}`)},
+		{ID: "references", Name: "lsp_references", Input: json.RawMessage(`{"file_path":"hello.go","symbol":"Hello"}`)},
+		{ID: "calls", Name: "lsp_call_hierarchy", Input: json.RawMessage(`{"file_path":"hello.go","symbol":"Hello"}`)},
+		{ID: "symbols", Name: "lsp_symbols", Input: json.RawMessage(`{"file_path":"hello.go"}`)},
+	}
+	run := func(wrapped []string, hierarchical bool) map[string]string {
+		ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
+		defer cancel()
+		prov := &scriptedCalls{calls: calls}
+		e, _ := startServe(t, writeWorkspace(t, wrapFiles), func(o *app.Options) {
+			o.NewProvider = func(string, string) (agent.Provider, error) { return prov, nil }
+			o.ModelFlag = "test:calls"
+		}, wrapped)
+		e.hierarchicalSymbols = hierarchical
+		e.initialize(ctx, nil)
+		e.open(ctx, "use.go")
+		e.change(ctx, "use.go", 2, strings.Replace(wrapFiles["use.go"], `Hello("wörld")`, `Hello(42)`, 1))
+		var res lsp.AskResult
+		if _, err := e.conn.Call(ctx, "workspace/executeCommand", map[string]any{"command": "agentls.ask",
+			"arguments": []any{map[string]any{"prompt": "check"}}}, &res); err != nil {
+			t.Fatal(err)
+		}
+		out := map[string]string{}
+		for id, r := range prov.wait(t, ctx) {
+			out[id] = e.norm(r)
+		}
+		return out
+	}
+	direct := run(nil, true)
+	if !strings.Contains(direct["diagnostics"], "cannot use 42") || !strings.Contains(direct["references"], "use.go:4:") {
+		t.Fatalf("the direct answers miss the buffer's error or a reference: %v", direct)
+	}
+	for _, hierarchical := range []bool{true, false} {
+		wrapped := run([]string{"gopls"}, hierarchical)
+		for _, c := range calls {
+			want := direct[c.ID]
+			if c.ID == "symbols" && !hierarchical {
+				want = strings.Replace(want, "Hello func(name string) string", "Hello", 1)
+			}
+			if wrapped[c.ID] != want {
+				t.Errorf("%s, hierarchical symbols %v:\ndirect:  %s\nwrapped: %s", c.Name, hierarchical, want, wrapped[c.ID])
+			}
 		}
 	}
 }

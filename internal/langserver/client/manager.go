@@ -120,6 +120,37 @@ func (m *Manager) ClientFor(ctx context.Context, path string) (*Client, error) {
 	return c, nil
 }
 
+// Running returns the server for path's file type and project root when
+// its process runs now — started for the editor's documents or the
+// agent's tools, or the server shared with the editor — without creating
+// or starting one: for callers that must not wait for a start (inline
+// completion's context).
+func (m *Manager) Running(path string) (*Client, bool) {
+	if !filepath.IsAbs(path) {
+		return nil, false
+	}
+	abs := filepath.Clean(path)
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.closed {
+		return nil, false
+	}
+	for _, e := range m.servers {
+		if !handles(e.cfg.Filetypes, abs) {
+			continue
+		}
+		if m.sharedForLocked(e.cfg.Name) != nil {
+			c, err := m.sharedClientLocked(e, abs) // attaches, never starts
+			return c, err == nil
+		}
+		root, _ := m.rootFor(abs, e.cfg.RootMarkers)
+		if c, ok := m.clients[clientKey{e.cfg.Name, root}]; ok && root != "" && c.current() != nil {
+			return c, true
+		}
+	}
+	return nil, false
+}
+
 // Sync makes every server for path's file type see its current text (the
 // editor's buffer first, the disk second), starting servers as needed.
 // Unchanged text sends nothing. Callers that sync every file may ignore

@@ -342,6 +342,7 @@ func (s *session) initializeParams() map[string]any {
 					"willSaveWaitUntil":   false,
 				},
 				"definition": map[string]any{"linkSupport": true},
+				"hover":      map[string]any{"contentFormat": []string{"markdown", "plaintext"}},
 				"references": map[string]any{},
 				"documentSymbol": map[string]any{
 					"hierarchicalDocumentSymbolSupport": true,

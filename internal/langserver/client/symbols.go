@@ -4,6 +4,9 @@ import (
 	"context"
 	"path/filepath"
 	"sort"
+	"strings"
+	"unicode"
+	"unicode/utf8"
 
 	"go.lsp.dev/protocol"
 )
@@ -47,6 +50,7 @@ func (c *Client) DocumentSymbols(ctx context.Context, path string) ([]Symbol, er
 		cv := s.converter(d)
 		if len(raw) > 0 && raw[0].Location != nil {
 			out = nest(convertFlat(cv, raw))
+			onNames(out, d.text)
 			return nil
 		}
 		out = convertTree(cv, d.uri, raw)
@@ -153,4 +157,47 @@ func contains(outer, inner Location) bool {
 	startOK := outer.Line < inner.Line || outer.Line == inner.Line && outer.Column <= inner.Column
 	endOK := outer.EndLine > inner.EndLine || outer.EndLine == inner.EndLine && outer.EndColumn >= inner.EndColumn
 	return startOK && endOK
+}
+
+// onNames moves the SelectionRange of a flat answer's symbols — which
+// SymbolInformation does not have, so it is the whole declaration — onto
+// the first whole word of the symbol's name in the declaration, where a
+// hierarchical answer puts it: the tools ask for references or calls at
+// that position. (A server answers flat when the client does not declare
+// hierarchicalDocumentSymbolSupport — under serve --wrap the editor's
+// initialize decides.)
+func onNames(syms []Symbol, t *text) {
+	for i := range syms {
+		s := &syms[i]
+		name := s.Name
+		if j := strings.LastIndexAny(name, ".:"); j >= 0 {
+			name = name[j+1:]
+		}
+		name = strings.Trim(name, "()*& ")
+		if l, c, ok := wordIn(t, s.Range, name); ok && name != "" {
+			s.SelectionRange = Location{Path: s.Range.Path, Line: l, Column: c, EndLine: l, EndColumn: c + utf8.RuneCountInString(name)}
+		}
+		onNames(s.Children, t)
+	}
+}
+
+// wordIn finds word, whole, in t within r: its 1-based line and
+// code-point column.
+func wordIn(t *text, r Location, word string) (int, int, bool) {
+	isWord := func(r rune) bool { return r == '_' || unicode.IsLetter(r) || unicode.IsDigit(r) }
+	for l := r.Line; l >= 1 && l <= r.EndLine && l <= t.lineCount(); l++ {
+		line := t.line(l - 1)
+		col, prev := 1, rune(0)
+		for i, ch := range line {
+			if (l > r.Line || col >= r.Column) && !isWord(prev) && strings.HasPrefix(line[i:], word) {
+				next, _ := utf8.DecodeRuneInString(line[i+len(word):])
+				if i+len(word) == len(line) || !isWord(next) {
+					return l, col, true
+				}
+			}
+			prev = ch
+			col++
+		}
+	}
+	return 0, 0, false
 }

@@ -382,3 +382,31 @@ func TestSettle(t *testing.T) {
 		}
 	})
 }
+
+// A flat document-symbol answer has no name position: onNames finds the
+// name, whole, inside the declaration, counting code points.
+func TestOnNames(t *testing.T) {
+	tx := newText("package p\n\n// Hello, not here.\nfunc é() { HelloX(); Hello() }\ntype (T) struct{}\n")
+	syms := []Symbol{
+		{Name: "Hello", Range: Location{Path: "/p.go", Line: 3, Column: 1, EndLine: 4, EndColumn: 31}},
+		{Name: "(*T).Greet", Range: Location{Path: "/p.go", Line: 5, Column: 1, EndLine: 5, EndColumn: 18}},
+		{Name: "Missing", Range: Location{Path: "/p.go", Line: 1, Column: 1, EndLine: 1, EndColumn: 9}},
+	}
+	syms[0].SelectionRange, syms[1].SelectionRange, syms[2].SelectionRange = syms[0].Range, syms[1].Range, syms[2].Range
+	onNames(syms, tx)
+	if got, want := syms[0].SelectionRange, (Location{Path: "/p.go", Line: 3, Column: 4, EndLine: 3, EndColumn: 9}); got != want {
+		t.Errorf("Hello at %+v, want %+v (the first whole word)", got, want)
+	}
+	syms[0].Range.Line, syms[0].Range.Column = 4, 1
+	syms[0].SelectionRange = syms[0].Range
+	onNames(syms[:1], tx)
+	if got, want := syms[0].SelectionRange, (Location{Path: "/p.go", Line: 4, Column: 22, EndLine: 4, EndColumn: 27}); got != want {
+		t.Errorf("Hello at %+v, want %+v (after é, not HelloX)", got, want)
+	}
+	if got := syms[1].SelectionRange; got != syms[1].Range {
+		t.Errorf("Greet, absent from its range, moved to %+v", got)
+	}
+	if syms[2].SelectionRange != syms[2].Range {
+		t.Errorf("a name not in the declaration moved the range: %+v", syms[2].SelectionRange)
+	}
+}

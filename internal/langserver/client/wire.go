@@ -230,6 +230,7 @@ type serverCaps struct {
 	OffsetEncoding          string          `json:"offsetEncoding"`
 	TextDocumentSync        json.RawMessage `json:"textDocumentSync"`
 	DefinitionProvider      json.RawMessage `json:"definitionProvider"`
+	HoverProvider           json.RawMessage `json:"hoverProvider"`
 	ReferencesProvider      json.RawMessage `json:"referencesProvider"`
 	DocumentSymbolProvider  json.RawMessage `json:"documentSymbolProvider"`
 	WorkspaceSymbolProvider json.RawMessage `json:"workspaceSymbolProvider"`
