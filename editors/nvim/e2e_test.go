@@ -45,11 +45,26 @@ var (
 	buildErr   error
 )
 
-// TestMain removes the agentls binary built for the tests.
+// pluginTags is where the plugin makes its help tags when its doc folder
+// has none (plugin/agentls.lua, for a plugin manager's local folder): the
+// tests load it from this checkout, so they make it there.
+var pluginTags = filepath.Join("doc", "tags")
+
+// TestMain removes the agentls binary built for the tests, and the help
+// tags the plugin made in the checkout unless they were there before: the
+// tests leave the working tree as they found it.
 func TestMain(m *testing.M) {
+	_, err := os.Lstat(pluginTags)
+	hadTags := err == nil
 	code := m.Run()
 	if binDir != "" {
 		os.RemoveAll(binDir)
+	}
+	if !hadTags {
+		if err := os.Remove(pluginTags); err != nil && !os.IsNotExist(err) {
+			fmt.Fprintf(os.Stderr, "editors/nvim: the help tags the plugin made are left: %v\n", err)
+			code = 1
+		}
 	}
 	os.Exit(code)
 }

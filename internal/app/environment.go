@@ -145,7 +145,7 @@ func (s *sessionEnv) languageLine(ctx context.Context) string {
 			parts = append(parts, c.Language+": none configured")
 		case !c.Installed:
 			parts = append(parts, fmt.Sprintf("%s: %s, not installed (%s is not on PATH)", c.Language, c.Server, c.Program))
-		case c.TrustedOnly && !s.allTrusted():
+		case !c.Works:
 			parts = append(parts, fmt.Sprintf("%s: %s, not started until the folder is trusted", c.Language, c.Server))
 		default:
 			parts = append(parts, c.Language+": "+c.Server)
@@ -160,16 +160,6 @@ func (s *sessionEnv) languageLine(ctx context.Context) string {
 		return line + "They work for " + strings.Join(working, ", ") + " only; for the rest use grep, glob and view."
 	}
 	return line + "They work for all of these."
-}
-
-// allTrusted reports whether every workspace folder is trusted.
-func (s *sessionEnv) allTrusted() bool {
-	for _, r := range s.e.ws.Roots() {
-		if !s.e.langServerTrusted(r) {
-			return false
-		}
-	}
-	return true
 }
 
 // mcpLine lists the MCP servers and what they offer.

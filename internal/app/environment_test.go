@@ -91,6 +91,13 @@ func fakeBin(t *testing.T) (bin, ranMark string) {
 // options given and returns the system prompt of the first request.
 func firstSystemPrompt(t *testing.T, o app.Options, root string) string {
 	t.Helper()
+	return firstRequest(t, o, root).System
+}
+
+// firstRequest runs one turn in a workspace over root with the options
+// given and returns the first request to the model.
+func firstRequest(t *testing.T, o app.Options, root string) agent.Request {
+	t.Helper()
 	prov := &script{}
 	o.Config.Model = "test:script"
 	o.DataDir, o.StateDir = t.TempDir(), t.TempDir()
@@ -108,7 +115,7 @@ func firstSystemPrompt(t *testing.T, o app.Options, root string) string {
 	if len(prov.reqs) == 0 {
 		t.Fatal("the model was never asked")
 	}
-	return prov.reqs[0].System
+	return prov.reqs[0]
 }
 
 // TestEnvironmentInTheFirstPrompt: the first request's system prompt in a
@@ -287,6 +294,89 @@ func TestEnvironmentLines(t *testing.T) {
 			}
 			if _, err := os.Stat(filepath.Join(root, "pwned")); err == nil {
 				t.Error("a program the repository names ran")
+			}
+		})
+	}
+}
+
+// TestLSPToolsNameWhereTheyWork: the lsp_* tools' descriptions in the
+// first request end with the workspace's languages they work for, from
+// the coverage the environment block reads: Go and gopls in a Go
+// workspace with gopls on PATH (and no Python, which it does not hold);
+// that they work for none when no server is installed. Nothing starts to
+// find it out.
+func TestLSPToolsNameWhereTheyWork(t *testing.T) {
+	cases := []struct {
+		name    string
+		gopls   bool
+		want    []string
+		notWant []string
+		env     string
+	}{
+		{
+			name: "gopls on PATH", gopls: true,
+			want:    []string{"Works here for: Go (gopls). Other files: no language server."},
+			notWant: []string{"Python", "pyright", "Does not work here"},
+			env:     "- Language servers (the lsp_* tools): go: gopls. They work for all of these.",
+		},
+		{
+			name:    "no language server installed",
+			want:    []string{"Does not work here: no language server answers for this workspace's languages (Go). Use grep, glob and view instead."},
+			notWant: []string{"Works here for", "(gopls)"},
+			env:     "They work for none of these languages here",
+		},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			root, err := filepath.EvalSymlinks(t.TempDir())
+			if err != nil {
+				t.Fatal(err)
+			}
+			for name, text := range map[string]string{"go.mod": "module example.com/x\n", "main.go": "package main\n\nfunc main() {}\n", "README.md": "# x\n"} {
+				if err := os.WriteFile(filepath.Join(root, name), []byte(text), 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			bin, goplsRan := fakeBin(t)
+			if !c.gopls {
+				if err := os.Remove(filepath.Join(bin, "gopls")); err != nil {
+					t.Fatal(err)
+				}
+			}
+			t.Setenv("PATH", bin)
+			req := firstRequest(t, app.Options{
+				Config:   config.Config{TrustedWorkspaces: []string{root}, Sandbox: config.Sandbox{Mode: "off"}},
+				ModeFlag: "smart",
+			}, root)
+			lsp := 0
+			for _, d := range req.Tools {
+				if !strings.HasPrefix(d.Name, "lsp_") {
+					if strings.Contains(d.Description, "Works here for") || strings.Contains(d.Description, "Does not work here") {
+						t.Errorf("%s, not an lsp_* tool, names where it works:\n%s", d.Name, d.Description)
+					}
+					continue
+				}
+				lsp++
+				for _, w := range c.want {
+					if !strings.HasSuffix(d.Description, "\n\n"+w) {
+						t.Errorf("%s's description does not end with %q:\n%s", d.Name, w, d.Description)
+					}
+				}
+				last := d.Description[strings.LastIndex(d.Description, "\n\n")+2:]
+				for _, w := range c.notWant {
+					if strings.Contains(last, w) {
+						t.Errorf("%s's description ends with %q, which holds %q", d.Name, last, w)
+					}
+				}
+			}
+			if lsp != 8 {
+				t.Errorf("%d lsp_* tools offered, want 8", lsp)
+			}
+			if !strings.Contains(req.System, c.env) {
+				t.Errorf("the environment block lacks %q:\n%s", c.env, req.System)
+			}
+			if _, err := os.Stat(goplsRan); err == nil {
+				t.Error("gopls was started to describe the tools")
 			}
 		})
 	}

@@ -40,10 +40,12 @@ func (r *Registry) AddSource(s Source) {
 	r.dyn.mu.Unlock()
 }
 
-// Refresh asks every source for its tools now; Get and Specs see them
-// until the next Refresh. It returns the sources' notices and one for
-// each tool left out, for the person.
+// Refresh asks every source for its tools now, and every Situated
+// fixed tool for its situation; Get and Specs see them until the next
+// Refresh. It returns the sources' notices and one for each tool left
+// out, for the person.
 func (r *Registry) Refresh(ctx context.Context) []string {
+	r.situate(ctx)
 	r.dyn.mu.RLock()
 	sources := append([]Source(nil), r.dyn.sources...)
 	checked := r.dyn.checked
@@ -107,4 +109,17 @@ func (d *dynamicTools) specs() []Spec {
 	d.mu.RLock()
 	defer d.mu.RUnlock()
 	return d.list
+}
+
+// situate asks the Situated fixed tools where they stand.
+func (r *Registry) situate(ctx context.Context) {
+	situ := map[string]string{}
+	for _, n := range r.names {
+		if t, ok := r.byName[n].(Situated); ok {
+			situ[n] = t.Situation(ctx)
+		}
+	}
+	r.situMu.Lock()
+	r.situ = situ
+	r.situMu.Unlock()
 }

@@ -11,6 +11,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"sort"
+	"strings"
+	"sync"
 
 	"github.com/agentls/agentls/internal/textclip"
 
@@ -93,12 +95,29 @@ type Tool interface {
 	Run(ctx context.Context, call Call) (Result, error)
 }
 
+// Situated is a tool whose description ends with what it can do in this
+// workspace now (the lsp_* tools: the languages they work for). The
+// Registry asks at every Refresh, before each model step, and Specs adds
+// the answer to the tool's description; the tool's own Spec stays as it
+// is.
+type Situated interface {
+	Tool
+	// Situation is the paragraph the description ends with, as things
+	// stand now; "" adds nothing. It must start nothing.
+	Situation(ctx context.Context) string
+}
+
 // Registry is the set of tools offered to the model: fixed tools, and
 // the tools of sources whose set changes (AddSource, Refresh).
 type Registry struct {
 	byName map[string]Tool
 	names  []string
 	dyn    dynamicTools
+
+	// situ holds the Situated fixed tools' situations as of the last
+	// Refresh, by name.
+	situMu sync.RWMutex
+	situ   map[string]string
 }
 
 // NewRegistry checks every tool's spec and returns the registry. A tool
@@ -155,13 +174,20 @@ func (r *Registry) Get(name string) (Tool, bool) {
 	return r.dyn.get(name)
 }
 
-// Specs lists every tool's spec, sorted by name: the fixed tools and the
-// sources' as of the last Refresh.
+// Specs lists every tool's spec, sorted by name: the fixed tools (a
+// Situated one's description with its situation) and the sources' as of
+// the last Refresh.
 func (r *Registry) Specs() []Spec {
 	out := make([]Spec, 0, len(r.names))
+	r.situMu.RLock()
 	for _, n := range r.names {
-		out = append(out, r.byName[n].Spec())
+		sp := r.byName[n].Spec()
+		if line := r.situ[n]; line != "" {
+			sp.Description = strings.TrimRight(sp.Description, "\n") + "\n\n" + line
+		}
+		out = append(out, sp)
 	}
+	r.situMu.RUnlock()
 	out = append(out, r.dyn.specs()...)
 	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
 	return out

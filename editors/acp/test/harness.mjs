@@ -27,6 +27,33 @@ if (!bin) {
 /** How long one wait (an update, a request, a reply) may take. */
 export const stepTimeout = 20_000;
 
+/**
+ * ACP's tool kinds (ToolKind in the SDK's schema/types.gen.d.ts): what a
+ * client sorts permission requests by.
+ */
+export const toolKinds = new Set(['read', 'edit', 'delete', 'move', 'search', 'execute', 'think', 'fetch', 'switch_mode', 'other']);
+
+/**
+ * What is wrong with a session/request_permission's params, or '' when
+ * nothing is: every request carries a toolCall with a kind from ACP's
+ * ToolKind set and its rawInput as an object, so clients can sort it and
+ * judge it by its input.
+ */
+export function permissionProblem(params) {
+  const call = params?.toolCall;
+  if (call === null || typeof call !== 'object') {
+    return 'no toolCall';
+  }
+  const problems = [];
+  if (typeof call.kind !== 'string' || !toolKinds.has(call.kind)) {
+    problems.push(`kind ${JSON.stringify(call.kind)} is not one of ACP's tool kinds (${[...toolKinds].join(', ')})`);
+  }
+  if (call.rawInput === null || typeof call.rawInput !== 'object' || Array.isArray(call.rawInput)) {
+    problems.push(`rawInput ${JSON.stringify(call.rawInput)} is not an object`);
+  }
+  return problems.join('; ');
+}
+
 /** A fresh home (config, data, state) and workspace with the given files. */
 export function makeWorld(files = {}) {
   const top = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'agentls-acp-')));
@@ -72,6 +99,8 @@ export class Editor {
    * @param {{readTextFile?: boolean, writeTextFile?: boolean}} [opts.fs]
    * @param {(req: object) => Promise<object>|object} [opts.onPermission]  returns the outcome
    * @param {boolean} [opts.terminal]  offer terminals (terminal/*)
+   * @param {(req: object) => Promise<object>|object} [opts.onElicit]  declares
+   *   elicitation forms and answers elicitation/create with what it returns
    */
   constructor(world, opts = {}) {
     this.world = world;
@@ -82,7 +111,11 @@ export class Editor {
     this.reads = [];
     this.writes = [];
     this.permissions = [];
+    /** What was wrong with permission requests (permissionProblem): fails the test. */
+    this.badPermissions = [];
     this.terminalCap = opts.terminal ?? false;
+    this.onElicit = opts.onElicit;
+    this.elicitations = [];
     /** terminal id → { params, child, output, exit, released } */
     this.terminals = new Map();
     this.stderr = '';
@@ -100,6 +133,10 @@ export class Editor {
       .onRequest(acp.methods.client.fs.writeTextFile, ({ params }) => this.write(params))
       .onRequest(acp.methods.client.session.requestPermission, async ({ params }) => {
         this.permissions.push(params);
+        const problem = permissionProblem(params);
+        if (problem) {
+          this.badPermissions.push(`${problem}: ${JSON.stringify(params)}`);
+        }
         this.notify();
         return await this.onPermission(params);
       })
@@ -120,6 +157,14 @@ export class Editor {
         this.notify();
         return {};
       })
+      .onRequest(acp.methods.client.elicitation.create, async ({ params }) => {
+        if (!this.onElicit) {
+          throw acp.RequestError.methodNotFound('elicitation/create');
+        }
+        this.elicitations.push(params);
+        this.notify();
+        return await this.onElicit(params);
+      })
       .onNotification(acp.methods.client.session.update, ({ params }) => {
         this.updates.push(params);
         this.notify();
@@ -129,7 +174,7 @@ export class Editor {
     this.agent = this.conn.agent;
     this.init = await this.agent.request(acp.methods.agent.initialize, {
       protocolVersion: acp.PROTOCOL_VERSION,
-      clientCapabilities: { fs: this.fsCaps, terminal: this.terminalCap },
+      clientCapabilities: { fs: this.fsCaps, terminal: this.terminalCap, ...(this.onElicit ? { elicitation: { form: {} } } : {}) },
       clientInfo: { name: 'agentls-acp-test', version: '1.0.0' },
     });
     return this.init;
@@ -193,6 +238,13 @@ export class Editor {
     return {};
   }
 
+  /** Throws when a permission request lacked its kind or rawInput. */
+  checkPermissions() {
+    if (this.badPermissions.length > 0) {
+      throw new Error('session/request_permission without a valid toolCall kind and rawInput:\n' + this.badPermissions.join('\n'));
+    }
+  }
+
   notify() {
     for (const w of this.waiters.splice(0)) w();
   }
@@ -201,6 +253,7 @@ export class Editor {
   async until(what, fn, timeout = stepTimeout) {
     const deadline = Date.now() + timeout;
     for (;;) {
+      this.checkPermissions();
       const v = fn();
       if (v) return v;
       const left = deadline - Date.now();
@@ -220,7 +273,9 @@ export class Editor {
 
   /** Sends a prompt; resolves with its response once its updates are handled. */
   async prompt(sessionId, text) {
-    return this.settled(this.agent.request(acp.methods.agent.session.prompt, { sessionId, prompt: [{ type: 'text', text }] }));
+    const res = await this.settled(this.agent.request(acp.methods.agent.session.prompt, { sessionId, prompt: [{ type: 'text', text }] }));
+    this.checkPermissions();
+    return res;
   }
 
   /**
@@ -261,6 +316,7 @@ export class Editor {
     if (this.stderr !== '') {
       throw new Error('agentls acp wrote to stderr:\n' + this.stderr);
     }
+    this.checkPermissions();
     return code;
   }
 }

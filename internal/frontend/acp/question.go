@@ -1,7 +1,9 @@
 package acp
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"slices"
@@ -37,6 +39,7 @@ func (q questioner) Question(ctx context.Context, qu tools.Question) (tools.Repl
 	}
 	req := sdk.UnstableCreateElicitationRequest{Form: &sdk.UnstableCreateElicitationForm{
 		Mode: "form", Message: qu.Text,
+		// The session scope goes at the top of the params (scopeElicitation).
 		Meta: map[string]any{"sessionId": q.ss.id},
 		RequestedSchema: sdk.UnstableElicitationSchema{
 			Type: "object", Properties: map[string]any{answerField: field}, Required: []string{answerField},
@@ -86,4 +89,41 @@ func replyOf(v any, qu tools.Question) (tools.Reply, error) {
 		return tools.Reply{}, errors.New("elicitation/create: several answers to a question of one")
 	}
 	return tools.Reply{Chosen: got}, nil
+}
+
+// scopeElicitation gives an elicitation/create request the session scope
+// ACP's schema requires at the top of its params (sessionId; the
+// official TypeScript client refuses the request without it): the Go
+// SDK's form has no field for it, so the questioner puts the session in
+// _meta and the line is rewritten here on its way out (wire.Write). Any
+// other line is returned as it is.
+func scopeElicitation(line []byte) []byte {
+	if !bytes.Contains(line, []byte(`"`+sdk.ClientMethodElicitationCreate+`"`)) {
+		return line
+	}
+	var msg map[string]json.RawMessage
+	var method string
+	var params map[string]json.RawMessage
+	var meta struct {
+		SessionID json.RawMessage `json:"sessionId"`
+	}
+	if json.Unmarshal(line, &msg) != nil || json.Unmarshal(msg["method"], &method) != nil || method != sdk.ClientMethodElicitationCreate ||
+		json.Unmarshal(msg["params"], &params) != nil || params["sessionId"] != nil ||
+		json.Unmarshal(params["_meta"], &meta) != nil || len(meta.SessionID) == 0 {
+		return line
+	}
+	params["sessionId"] = meta.SessionID
+	p, err := json.Marshal(params)
+	if err != nil {
+		return line
+	}
+	msg["params"] = p
+	out, err := json.Marshal(msg)
+	if err != nil {
+		return line
+	}
+	if bytes.HasSuffix(line, []byte("\n")) {
+		out = append(out, '\n')
+	}
+	return out
 }

@@ -1,7 +1,9 @@
 package acp
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"io"
 	"log/slog"
 	"strings"
@@ -104,6 +106,49 @@ func TestReplyOf(t *testing.T) {
 		}
 		if err != nil || got != c.want {
 			t.Errorf("replyOf(%v) = %s, %v; want %s", c.v, got, err, c.want)
+		}
+	}
+}
+
+// TestScopeElicitation: the form request goes out with its session at the
+// top of its params, as ACP's schema (and the official TypeScript client)
+// requires; every other line, one that only mentions the method among
+// them, goes out as it is.
+func TestScopeElicitation(t *testing.T) {
+	params, err := json.Marshal(sdk.UnstableCreateElicitationRequest{Form: &sdk.UnstableCreateElicitationForm{
+		Mode: "form", Message: "Which database?", Meta: map[string]any{"sessionId": "sess-1"},
+		RequestedSchema: sdk.UnstableElicitationSchema{Type: "object", Properties: map[string]any{"answer": map[string]any{"type": "string"}}},
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	line := []byte(`{"jsonrpc":"2.0","id":7,"method":"elicitation/create","params":` + string(params) + "}\n")
+	out := scopeElicitation(line)
+	var msg struct {
+		ID     int    `json:"id"`
+		Method string `json:"method"`
+		Params struct {
+			SessionID string `json:"sessionId"`
+			Mode      string `json:"mode"`
+			Message   string `json:"message"`
+		} `json:"params"`
+	}
+	if err := json.Unmarshal(out, &msg); err != nil {
+		t.Fatalf("%s: %v", out, err)
+	}
+	if msg.ID != 7 || msg.Method != "elicitation/create" || msg.Params.SessionID != "sess-1" || msg.Params.Mode != "form" || msg.Params.Message != "Which database?" {
+		t.Errorf("rewritten: %s", out)
+	}
+	if !bytes.HasSuffix(out, []byte("}\n")) || bytes.Count(out, []byte("\n")) != 1 {
+		t.Errorf("the line %q does not end with one newline", out)
+	}
+	for _, same := range []string{
+		`{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"s","update":{"text":"\"elicitation/create\"","_meta":{"sessionId":"x"}}}}` + "\n",
+		`{"jsonrpc":"2.0","id":8,"method":"elicitation/create","params":{"sessionId":"s","mode":"form","_meta":{"sessionId":"x"}}}` + "\n",
+		`{"jsonrpc":"2.0","id":9,"method":"elicitation/create","params":{"mode":"form"}}` + "\n",
+	} {
+		if got := scopeElicitation([]byte(same)); string(got) != same {
+			t.Errorf("%s was rewritten to %s", same, got)
 		}
 	}
 }

@@ -60,17 +60,20 @@ func newWire(in io.Reader, out io.Writer, log *slog.Logger, watch func(method st
 }
 
 // Write writes one or more whole lines (the SDK writes one message with
-// its newline per call). A reply to a watched request runs its hook after
+// its newline per call), an elicitation request given its session scope
+// (scopeElicitation). A reply to a watched request runs its hook after
 // the line is out, on its own goroutine, so the hook's own writes follow
 // the reply.
 func (w *wire) Write(p []byte) (int, error) {
+	line := scopeElicitation(p)
 	w.mu.Lock()
-	n, err := w.out.Write(p)
+	n, err := w.out.Write(line)
 	w.mu.Unlock()
-	if err == nil {
-		w.afterReply(p)
+	if err != nil {
+		return min(n, len(p)), err
 	}
-	return n, err
+	w.afterReply(p)
+	return len(p), nil
 }
 
 // afterReply marks the request a written reply answers as answered and

@@ -24,6 +24,10 @@ type LanguageServer struct {
 	// TrustedOnly: the server starts only in a trusted folder (agentls
 	// knows no safe form of it and its entry does not say run_untrusted).
 	TrustedOnly bool
+	// Works: the server would start for every workspace folder — it is
+	// installed, and it needs no trust or every folder is trusted
+	// (Config.Trusted) — so the lsp_* tools work for the language.
+	Works bool
 }
 
 // Coverage lists the languages of the workspace's files (the folders
@@ -33,7 +37,12 @@ type LanguageServer struct {
 // those of source code (not a README's markdown) and any the user's own
 // entry names among its file types.
 func (s *Servers) Coverage(ctx context.Context, walk Walk) []LanguageServer {
-	entries := resolveServers(*s.config())
+	cfg := s.config()
+	entries := resolveServers(*cfg)
+	allTrusted := cfg.Trusted != nil
+	for _, r := range s.ws.Roots() {
+		allTrusted = allTrusted && cfg.Trusted(r)
+	}
 	byLang := map[string]LanguageServer{}
 	for _, path := range s.samples(ctx, walk) {
 		lang := languageID(path)
@@ -67,6 +76,7 @@ func (s *Servers) Coverage(ctx context.Context, walk Walk) []LanguageServer {
 		if pick != nil {
 			ls.Server, ls.Program, ls.Installed = pick.cfg.Name, pick.cfg.Command[0], found != nil
 			ls.TrustedOnly = !pick.builtin && !pick.cfg.RunUntrusted
+			ls.Works = ls.Installed && (!ls.TrustedOnly || allTrusted)
 		}
 		byLang[lang] = ls
 	}

@@ -29,7 +29,7 @@ func TestCoverage(t *testing.T) {
 			name:      "built-ins, some installed",
 			installed: []string{"gopls"},
 			want: []LanguageServer{
-				{Language: "go", Server: "gopls", Program: "gopls", Installed: true},
+				{Language: "go", Server: "gopls", Program: "gopls", Installed: true, Works: true},
 				{Language: "java"},
 				{Language: "python", Server: "pyright", Program: "pyright-langserver"},
 				{Language: "rust", Server: "rust-analyzer", Program: "rust-analyzer"},
@@ -46,9 +46,9 @@ func TestCoverage(t *testing.T) {
 			want: []LanguageServer{
 				{Language: "go", Server: "gopls", Program: "gopls"},
 				{Language: "java", Server: "jdtls", Program: "jdtls", Installed: true, TrustedOnly: true},
-				{Language: "python", Server: "pyright", Program: "pyright-langserver", Installed: true},
+				{Language: "python", Server: "pyright", Program: "pyright-langserver", Installed: true, Works: true},
 				{Language: "rust", Server: "rust-analyzer", Program: "rust-analyzer"},
-				{Language: "vue", Server: "vls", Program: "vls", Installed: true},
+				{Language: "vue", Server: "vls", Program: "vls", Installed: true, Works: true},
 			},
 		},
 		{
@@ -56,6 +56,19 @@ func TestCoverage(t *testing.T) {
 			cfg:       Config{AutoLSP: &off},
 			installed: []string{"gopls"},
 			want:      []LanguageServer{{Language: "go"}, {Language: "java"}, {Language: "python"}, {Language: "rust"}},
+		},
+		{
+			name: "a server that needs trust works once every folder is trusted",
+			cfg: Config{Servers: map[string]config.ServerConfig{
+				"jdtls": {Command: []string{"jdtls"}, Filetypes: []string{"java"}},
+			}, Trusted: func(string) bool { return true }},
+			installed: []string{"jdtls"},
+			want: []LanguageServer{
+				{Language: "go", Server: "gopls", Program: "gopls"},
+				{Language: "java", Server: "jdtls", Program: "jdtls", Installed: true, TrustedOnly: true, Works: true},
+				{Language: "python", Server: "pyright", Program: "pyright-langserver"},
+				{Language: "rust", Server: "rust-analyzer", Program: "rust-analyzer"},
+			},
 		},
 		{
 			name: "a disabled built-in is not offered",
@@ -66,7 +79,7 @@ func TestCoverage(t *testing.T) {
 			want: []LanguageServer{
 				{Language: "go"},
 				{Language: "java"},
-				{Language: "python", Server: "pyright", Program: "pyright-langserver", Installed: true},
+				{Language: "python", Server: "pyright", Program: "pyright-langserver", Installed: true, Works: true},
 				{Language: "rust", Server: "rust-analyzer", Program: "rust-analyzer"},
 			},
 		},
