@@ -1400,3 +1400,31 @@ func TestNvimPluginNeovimWording(t *testing.T) {
 		}
 	})
 }
+
+// The notification at a turn's end (vim.notify, the server's
+// window/showMessage) is the answer's first plain line: an answer that
+// begins with a Markdown heading ("## Done") is notified by its first line
+// of prose, never as "agentls: ## Done" (issue 27).
+func TestNvimPluginTurnNotification(t *testing.T) {
+	eachNvim(t, func(t *testing.T) {
+		r := newFileRun(t)
+		r.replay(`{"turns":[{"text":"## Done\n\n- a.txt greets agentls now.\n- Nothing else changed."}]}`)
+		rec := r.nvim("plugin_notify.lua")
+		defer r.done()
+		var closing []string
+		for _, m := range rec.Messages {
+			if strings.HasPrefix(m, "agentls: ") {
+				closing = append(closing, m)
+			}
+		}
+		if len(closing) != 1 || closing[0] != "agentls: a.txt greets agentls now." {
+			r.errorf("notifications after the turn %q, want one: %q (the answer's first plain line, no heading or list marker)",
+				closing, "agentls: a.txt greets agentls now.")
+		}
+		for _, m := range rec.Messages {
+			if strings.Contains(m, "##") {
+				r.errorf("a notification shows a Markdown heading marker: %q", m)
+			}
+		}
+	})
+}
