@@ -1287,7 +1287,8 @@ func TestNvimPluginChatStreams(t *testing.T) {
 // Code actions from vim.lsp.buf: agentls's come first; "Ask agent about
 // selection…" asks for your question and sends it with the selection, and
 // "Fix with agent: check this line" (offered with no other server's
-// diagnostics) shows its prompt, sent once you confirm it.
+// diagnostics) shows its prompt, sent once you confirm it, with the
+// cursor's line as its context (not an empty selection).
 func TestNvimPluginCodeActions(t *testing.T) {
 	eachNvim(t, func(t *testing.T) {
 		r := newFileRun(t)
@@ -1323,6 +1324,13 @@ func TestNvimPluginCodeActions(t *testing.T) {
 		if len(got) != 2 || !strings.HasPrefix(got[0], "why is this here?\n\nThe user is in a.txt with lines 1-1 selected") ||
 			!strings.HasPrefix(got[1], "Check a.txt around line 2") {
 			r.errorf("the agent was told %q", got)
+		}
+		// The check was asked on a plain cursor line (no selection): the
+		// agent is told the line and its text, never "lines 2-2 selected"
+		// over an empty block (issue 27).
+		if len(got) == 2 && (!strings.HasSuffix(got[1], "\n\nThe user is in a.txt at line 2:\n```\nsecond line\n```") ||
+			strings.Contains(got[1], "selected")) {
+			r.errorf("the check on the cursor's line told the agent\n%s\nwant it to end with the line: The user is in a.txt at line 2:\n```\nsecond line\n```", got[1])
 		}
 		checkTranscript(r, rec.Log, []string{"= you: why is this here?  [a.txt:1-1]", "^you: Check a.txt around line 2"})
 	})
