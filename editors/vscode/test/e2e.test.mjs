@@ -107,7 +107,14 @@ class Editor {
     };
     delete this.env.AGENTLS_MODEL;
     delete this.env.VSCODE_IPC_HOOK_CLI;
-    Object.assign(this.env, opts.env ?? {});
+    // opts.env: undefined removes a variable (a key the test must not have).
+    for (const [k, v] of Object.entries(opts.env ?? {})) {
+      if (v === undefined) {
+        delete this.env[k];
+      } else {
+        this.env[k] = v;
+      }
+    }
   }
 
   async start() {
@@ -887,7 +894,7 @@ async function localModelServer(text) {
   return { url: `http://127.0.0.1:${server.address().port}/v1`, requests, close: () => server.close() };
 }
 
-test('A local OpenAI-compatible server set up in Settings answers; a model without a provider (gpt-4o) is refused before anything runs', { timeout: 180_000 }, async () => {
+test('A local OpenAI-compatible server set up in Settings answers; a model without a provider (gpt-4o) or without its key (openai:gpt-4.1) is refused before anything runs; a permission mode that is none of the modes is an error', { timeout: 180_000 }, async () => {
   const local = await localModelServer('Hello from the local server.');
   try {
     await withEditor(
@@ -942,8 +949,74 @@ test('A local OpenAI-compatible server set up in Settings answers; a model witho
         assert.equal(local.requests.length, before, 'a refused prompt reached the model');
         assert.equal(await ed.entries('assistant').count(), answers, 'something answered the refused prompt');
         await ed.screenshot('2-gpt-4o-refused');
+
+        // openai:gpt-4.1 with no OPENAI_API_KEY in agentls's environment
+        // (issue 27: announced as applied, then the previous model
+        // answered): an error that names the variable, not "Settings
+        // changed"; the next prompt is refused in the same words and
+        // reaches no model.
+        const box = ed.chat().locator('#prompt');
+        await ed.runCommand('Preferences: Open User Settings');
+        await editor.waitFor();
+        await ed.page.keyboard.type('agentls.model');
+        await item.waitFor();
+        await input.fill('openai:gpt-4.1');
+        await input.press('Tab');
+        await waitFor('the user settings file to hold openai:gpt-4.1', () => fs.readFileSync(path.join(ed.dataDir, 'User', 'settings.json'), 'utf8').includes('"openai:gpt-4.1"'));
+        const noKey = ed.entries('notice', 'OPENAI_API_KEY');
+        await noKey.waitFor();
+        assert.ok((await noKey.getAttribute('class')).includes('error'), `the missing key is not an error: ${await noKey.getAttribute('class')}`);
+        assert.equal(await ed.entries('notice', 'the next prompt uses the model openai:gpt-4.1').count(), 0, 'openai:gpt-4.1 without its key was announced as applied');
+        await ed.page.locator('.tabs-container .tab', { hasText: 'Settings' }).locator('.action-label.codicon-close').click();
+        await editor.waitFor({ state: 'detached' });
+        await box.fill('');
+        const errors = await ed.entries('notice', 'OPENAI_API_KEY').count();
+        await ed.askInChat('Is the key there?');
+        await waitFor('the refusal naming OPENAI_API_KEY', async () => (await ed.entries('notice', 'OPENAI_API_KEY').count()) > errors);
+        assert.equal(await box.inputValue(), 'Is the key there?', 'the refused prompt stays in the box');
+        await new Promise((r) => setTimeout(r, 1000));
+        assert.equal(local.requests.length, before, 'a prompt without the model\'s key reached a model');
+        assert.equal(await ed.entries('assistant').count(), answers, 'something answered the prompt without the model\'s key');
+        await ed.screenshot('3-no-key-refused');
+
+        // An agentls.permissions.mode that is none of the modes, written
+        // into settings.json by hand (the Settings editor offers only the
+        // modes), with the model back to the local one: an error naming
+        // the setting and the value, not "Settings changed … yolo mode".
+        const file = path.join(ed.dataDir, 'User', 'settings.json');
+        const user = JSON.parse(fs.readFileSync(file, 'utf8'));
+        user['agentls.model'] = 'local:qwen3-coder';
+        user['agentls.permissions.mode'] = 'yolo';
+        await ed.runCommand('Preferences: Open User Settings (JSON)');
+        await ed.page.locator('.tabs-container .tab[aria-label*="settings.json"]').first().waitFor();
+        await ed.page.locator('.part.editor .monaco-editor textarea').first().focus();
+        await ed.page.keyboard.press('Control+A');
+        await ed.page.keyboard.insertText(JSON.stringify(user));
+        // What the editor closed for the text as it went in (a brace, a
+        // quote) is after the cursor: gone.
+        await ed.page.keyboard.press('Control+Shift+End');
+        await ed.page.keyboard.press('Delete');
+        await ed.page.keyboard.press('Control+S');
+        await waitFor('settings.json to hold the mode yolo', () => JSON.parse(fs.readFileSync(file, 'utf8'))['agentls.permissions.mode'] === 'yolo');
+        await ed.page.locator('.tabs-container .tab', { hasText: 'settings.json' }).locator('.action-label.codicon-close').click();
+        const badMode = ed.entries('notice', 'agentls.permissions.mode');
+        await badMode.waitFor();
+        assert.match(await badMode.innerText(), /yolo/);
+        assert.ok((await badMode.getAttribute('class')).includes('error'), `the bad mode is not an error: ${await badMode.getAttribute('class')}`);
+        await badMode.getByRole('button', { name: 'Open Settings (agentls.permissions.mode)' }).waitFor();
+        assert.equal(await ed.entries('notice', 'yolo mode').count(), 0, 'the mode yolo was announced as applied');
+        // As the notice says, the next prompt is refused, naming the mode.
+        await box.fill('');
+        const yolos = await ed.entries('notice', 'yolo').count();
+        await ed.askInChat('Any mode?');
+        await waitFor('the refusal naming yolo', async () => (await ed.entries('notice', 'yolo').count()) > yolos);
+        await new Promise((r) => setTimeout(r, 1000));
+        assert.equal(local.requests.length, before, 'a prompt under the mode yolo reached the model');
+        assert.equal(await ed.entries('assistant').count(), answers, 'something answered a prompt under the mode yolo');
+        await ed.screenshot('4-bad-mode');
       },
       { 'agentls.model': 'local:qwen3-coder', 'agentls.providers': { local: { base_url: local.url } } },
+      { env: { OPENAI_API_KEY: undefined } },
     );
   } finally {
     local.close();
