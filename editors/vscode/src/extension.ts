@@ -61,6 +61,8 @@ class Agentls implements vscode.Disposable, ChatActions {
   private conversing = false;
   private readonly editorContext = new EditorContext();
   private restartAfterTurn = false;
+  /** The agentls settings (readSettings) as last started with or changed to, as JSON. */
+  private settingsSeen = '';
   /** The context a code action gave the next prompt (instead of the editor's). */
   private pinned: PromptContext | undefined;
   /** When the last turn ended: the server's message about it follows. */
@@ -166,6 +168,7 @@ class Agentls implements vscode.Disposable, ChatActions {
   }
 
   async start(): Promise<void> {
+    this.settingsSeen = JSON.stringify(readSettings());
     await this.client.start();
   }
 
@@ -516,6 +519,14 @@ class Agentls implements vscode.Disposable, ChatActions {
   private async settingsChanged(): Promise<void> {
     this.warnIgnoredSettings();
     const s = readSettings();
+    // VS Code says a setting changed when only a value agentls ignores did
+    // (a workspace's, which applies once the folder is trusted): nothing
+    // to restart or announce.
+    const seen = JSON.stringify(s);
+    if (seen === this.settingsSeen) {
+      return;
+    }
+    this.settingsSeen = seen;
     const what = [s.model ? `the model ${s.model}` : '', s.mode ? `${s.mode} mode` : ''].filter((x) => x).join(' and ');
     const bad = (s.model ? badModel(s.model) : undefined) ?? (s.mode ? badMode(s.mode) : undefined);
     if (await this.client.settingsChanged()) {

@@ -83,13 +83,21 @@ async function waitFor(what, fn, timeout = stepTimeout) {
  * fixture workspace, with its own HOME, settings and extensions folder.
  */
 class Editor {
-  /** settings: user settings over the defaults (undefined removes one); opts.vsix, opts.env, opts.script (a fixture), opts.userConfig (agentls's config file). */
+  /**
+   * settings: user settings over the defaults (undefined removes one);
+   * opts.vsix, opts.env, opts.script (a fixture), opts.userConfig
+   * (agentls's config file), opts.files (copied into the workspace:
+   * {to: from}), opts.trust (VS Code's Workspace Trust on, as a person has
+   * it: the folder starts untrusted).
+   */
   constructor(name, settings = {}, opts = {}) {
     this.name = name;
     this.overrides = settings;
     this.vsix = opts.vsix ?? vsix;
     this.scriptName = opts.script ?? 'script.json';
     this.userConfig = opts.userConfig;
+    this.files = opts.files ?? {};
+    this.trust = opts.trust ?? false;
     this.root = fs.mkdtempSync(path.join(os.tmpdir(), `agentls-vscode-e2e-${name}-`));
     this.out = path.join(artifacts, name);
     fs.mkdirSync(this.out, { recursive: true });
@@ -119,6 +127,9 @@ class Editor {
 
   async start() {
     fs.cpSync(path.join(fixture, 'workspace'), this.workspace, { recursive: true });
+    for (const [to, from] of Object.entries(this.files)) {
+      fs.cpSync(from, path.join(this.workspace, to), { recursive: true });
+    }
     // The replay script lives outside the workspace, where the agent does not see it.
     this.script = path.join(this.root, 'script.json');
     fs.copyFileSync(path.join(fixture, this.scriptName), this.script);
@@ -146,7 +157,7 @@ class Editor {
       'extensions.autoCheckUpdates': false,
       'extensions.autoUpdate': false,
       'extensions.ignoreRecommendations': true,
-      'security.workspace.trust.enabled': false,
+      'security.workspace.trust.enabled': this.trust,
       'git.enabled': false,
       'chat.commandCenter.enabled': false,
       // The chat is a narrow column on the right, where people keep it:
@@ -168,7 +179,8 @@ class Editor {
     this.log = fs.openSync(path.join(this.out, 'code-server.log'), 'w');
     // Its own process group, so that ending it ends its children (the
     // extension host and agentls) too.
-    this.proc = spawn(codeServer, [...base, '--disable-telemetry', '--disable-update-check', '--disable-workspace-trust', '--disable-getting-started-override'], {
+    const trust = this.trust ? [] : ['--disable-workspace-trust'];
+    this.proc = spawn(codeServer, [...base, '--disable-telemetry', '--disable-update-check', ...trust, '--disable-getting-started-override'], {
       env: this.env,
       detached: true,
       stdio: ['ignore', this.log, this.log],
@@ -842,6 +854,89 @@ test('agentls.model set in the user settings of a running code-server window app
     },
     { 'agentls.model': undefined },
     { script: 'answer.json' },
+  );
+});
+
+/** The trust tests' TypeScript project (internal/langserver/client/testdata/tsmarker): its own tsserver writes tsserver-ran when it runs. */
+const tsmarker = path.join(here, '..', '..', '..', 'internal', 'langserver', 'client', 'testdata', 'tsmarker');
+
+test('Workspace Trust on: the untrusted folder opens in Restricted Mode, where an ask offers no Always allow and says why; trusting the folder is the one trust question, and its language server then runs in its full form', { timeout: 240_000 }, async () => {
+  // The language server agentls starts for hello.ts, and the global
+  // TypeScript the project's own hands over to (scripts/test installs both).
+  await promisify(execFile)('typescript-language-server', ['--version']).catch((err) => {
+    throw new Error(`typescript-language-server is needed (npm install -g typescript-language-server typescript): ${err.message}`);
+  });
+  await withEditor(
+    'trust',
+    async (ed) => {
+      const marker = path.join(ed.workspace, 'tsserver-ran');
+      // VS Code's own question, once, as the folder opens: not trusted.
+      const dialog = ed.page.locator('.monaco-dialog-box', { hasText: 'trust the authors' });
+      await dialog.waitFor();
+      await ed.screenshot('0-trust-dialog');
+      await dialog.getByRole('button', { name: /No, I don.t trust the authors/ }).click();
+      await dialog.waitFor({ state: 'detached' });
+      await ed.page.locator('#workbench\\.parts\\.statusbar', { hasText: 'Restricted Mode' }).waitFor();
+      await ed.waitStatus('agentls: idle');
+
+      // The project's TypeScript file: agentls starts its language server
+      // in the safe form (the global TypeScript), asking nothing.
+      await ed.openFile('hello.ts', 'export function hello');
+
+      // The agent's command is asked with Allow (once, or this session) and
+      // Deny; Always allow is not offered, and the card says why.
+      await ed.askInChat(prompt);
+      const ask = ed.openAsk('wants to run');
+      await ask.waitFor({ state: 'visible' });
+      const titles = (await ed.choiceWidths(ask)).map((w) => w.text);
+      assert.deepEqual(titles, ['Allow', 'Allow "touch" this session', 'Deny'], `the Restricted Mode ask offers ${JSON.stringify(titles)}`);
+      assert.match(await ask.innerText(), /not offered: Always allow — the editor keeps this folder in Restricted Mode/);
+      await ed.screenshot('1-restricted-ask');
+      await ed.choice(ask, 'Allow').click();
+      await ed.entries('turn-end', 'done').waitFor();
+      assert.equal(fs.existsSync(hello(ed)), true, 'the allowed command did not run');
+      assert.equal(fs.existsSync(marker), false, "the workspace's own TypeScript ran in Restricted Mode");
+
+      // Trusting the folder in VS Code restarts agentls, which takes VS
+      // Code's answer as its own: the workspace's TypeScript runs (its
+      // full form) with no second question from agentls.
+      await ed.runCommand('Workspaces: Manage Workspace Trust');
+      const trustEditor = ed.page.locator('.workspace-trust-editor');
+      await trustEditor.waitFor();
+      await trustEditor.getByRole('button', { name: 'Trust', exact: true }).first().click();
+      await ed.entries('notice', 'Workspace trusted').waitFor();
+      await ed.page.locator('#workbench\\.parts\\.statusbar', { hasText: 'Restricted Mode' }).waitFor({ state: 'detached' });
+      // The restarted server runs (VS Code also reported agentls's
+      // settings changed, as the workspace's values began to apply: a
+      // second restart at once left it stopped, "couldn't create
+      // connection to server").
+      await ed.waitStatus('agentls: idle');
+      await new Promise((r) => setTimeout(r, 2000));
+      await ed.waitStatus('agentls: idle');
+      assert.equal(await ed.toast("couldn't create connection").count(), 0, 'the restart after the grant failed');
+      // Only the workspace's values (which agentls ignores) began to apply:
+      // no "Settings changed" card.
+      assert.equal(await ed.entries('notice', 'Settings changed').count(), 0, 'a spurious "Settings changed" card after the grant');
+      // hello.ts is still open: the restarted server gets it again and
+      // starts its language server, in its full form now.
+      await waitFor("the workspace's own TypeScript to run once the folder is trusted", () => fs.existsSync(marker), 60_000);
+      await ed.screenshot('2-trusted');
+      await new Promise((r) => setTimeout(r, 2000)); // a question would come as the server starts
+      assert.equal(await ed.entries('ask', 'starts code from this repository').count(), 0, 'agentls asked its own trust question in the chat');
+      assert.equal(await ed.toast('starts code from this repository').count(), 0, 'agentls asked its own trust question in a notification');
+      assert.equal(await ed.page.locator('.monaco-dialog-box').count(), 0, 'a second trust dialog is open');
+      assert.ok(!ed.channel('agentls').includes('starts code from this repository'), 'agentls asked its own trust question');
+    },
+    {},
+    {
+      trust: true,
+      files: {
+        'hello.ts': path.join(tsmarker, 'project', 'hello.ts'),
+        'use.ts': path.join(tsmarker, 'project', 'use.ts'),
+        'tsconfig.json': path.join(tsmarker, 'project', 'tsconfig.json'),
+        node_modules: path.join(tsmarker, 'modules'),
+      },
+    },
   );
 });
 
