@@ -1287,7 +1287,8 @@ func TestNvimPluginChatStreams(t *testing.T) {
 // Code actions from vim.lsp.buf: agentls's come first; "Ask agent about
 // selection…" asks for your question and sends it with the selection, and
 // "Fix with agent: check this line" (offered with no other server's
-// diagnostics) shows its prompt, sent once you confirm it.
+// diagnostics) shows its prompt, sent once you confirm it, with the
+// cursor's line as its context (not an empty selection).
 func TestNvimPluginCodeActions(t *testing.T) {
 	eachNvim(t, func(t *testing.T) {
 		r := newFileRun(t)
@@ -1323,6 +1324,13 @@ func TestNvimPluginCodeActions(t *testing.T) {
 		if len(got) != 2 || !strings.HasPrefix(got[0], "why is this here?\n\nThe user is in a.txt with lines 1-1 selected") ||
 			!strings.HasPrefix(got[1], "Check a.txt around line 2") {
 			r.errorf("the agent was told %q", got)
+		}
+		// The check was asked on a plain cursor line (no selection): the
+		// agent is told the line and its text, never "lines 2-2 selected"
+		// over an empty block (issue 27).
+		if len(got) == 2 && (!strings.HasSuffix(got[1], "\n\nThe user is in a.txt at line 2:\n```\nsecond line\n```") ||
+			strings.Contains(got[1], "selected")) {
+			r.errorf("the check on the cursor's line told the agent\n%s\nwant it to end with the line: The user is in a.txt at line 2:\n```\nsecond line\n```", got[1])
 		}
 		checkTranscript(r, rec.Log, []string{"= you: why is this here?  [a.txt:1-1]", "^you: Check a.txt around line 2"})
 	})
@@ -1397,6 +1405,34 @@ func TestNvimPluginNeovimWording(t *testing.T) {
 		}
 		if !strings.HasPrefix(revert, "agentls: revert: ") || strings.Count(revert, "revert:") != 1 || strings.Contains(revert, "agentls.revertTurn") {
 			r.errorf(":AgentRevert with nothing to revert said %q; want \"agentls: revert: …\" once, no protocol names", revert)
+		}
+	})
+}
+
+// The notification at a turn's end (vim.notify, the server's
+// window/showMessage) is the answer's first plain line: an answer that
+// begins with a Markdown heading ("## Done") is notified by its first line
+// of prose, never as "agentls: ## Done" (issue 27).
+func TestNvimPluginTurnNotification(t *testing.T) {
+	eachNvim(t, func(t *testing.T) {
+		r := newFileRun(t)
+		r.replay(`{"turns":[{"text":"## Done\n\n- a.txt greets agentls now.\n- Nothing else changed."}]}`)
+		rec := r.nvim("plugin_notify.lua")
+		defer r.done()
+		var closing []string
+		for _, m := range rec.Messages {
+			if strings.HasPrefix(m, "agentls: ") {
+				closing = append(closing, m)
+			}
+		}
+		if len(closing) != 1 || closing[0] != "agentls: a.txt greets agentls now." {
+			r.errorf("notifications after the turn %q, want one: %q (the answer's first plain line, no heading or list marker)",
+				closing, "agentls: a.txt greets agentls now.")
+		}
+		for _, m := range rec.Messages {
+			if strings.Contains(m, "##") {
+				r.errorf("a notification shows a Markdown heading marker: %q", m)
+			}
 		}
 	})
 }

@@ -202,6 +202,8 @@ func TestUserMessage(t *testing.T) {
 		{"file only", &agent.Context{File: "main.go"}, "fix it\n\nThe user is in main.go."},
 		{"selection", &agent.Context{File: "a/b.go", StartLine: 3, EndLine: 5, Selected: "x := 1\ny := 2\n\n"},
 			"fix it\n\nThe user is in a/b.go with lines 3-5 selected:\n```\nx := 1\ny := 2\n```"},
+		{"cursor", &agent.Context{File: "a/b.go", StartLine: 18, EndLine: 18, Selected: "return x\n", Cursor: true},
+			"fix it\n\nThe user is in a/b.go at line 18:\n```\nreturn x\n```"},
 	}
 	for _, tt := range tests {
 		if got := agent.UserMessage("fix it", tt.c); got != tt.want {

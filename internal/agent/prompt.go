@@ -20,6 +20,9 @@ type Context struct {
 	StartLine, EndLine int
 	// Selected is the selected text.
 	Selected string
+	// Cursor says the user selected nothing: StartLine is the cursor's
+	// line and Selected that line's text.
+	Cursor bool
 }
 
 // UserMessage renders a prompt with its editor context.
@@ -29,9 +32,12 @@ func UserMessage(prompt string, c *Context) string {
 	}
 	var b strings.Builder
 	b.WriteString(prompt)
-	if c.StartLine > 0 {
+	switch {
+	case c.StartLine > 0 && c.Cursor:
+		fmt.Fprintf(&b, "\n\nThe user is in %s at line %d:\n```\n%s\n```", c.File, c.StartLine, strings.TrimRight(c.Selected, "\r\n"))
+	case c.StartLine > 0:
 		fmt.Fprintf(&b, "\n\nThe user is in %s with lines %d-%d selected:\n```\n%s\n```", c.File, c.StartLine, c.EndLine, strings.TrimRight(c.Selected, "\n"))
-	} else {
+	default:
 		fmt.Fprintf(&b, "\n\nThe user is in %s.", c.File)
 	}
 	return b.String()

@@ -84,6 +84,9 @@ export class AgentClient implements vscode.Disposable {
   private state: Lifecycle = 'stopped';
   /** The settings the running server started with. */
   private startedWith: Settings | undefined;
+  /** The restart under way, and whether another was asked for meanwhile. */
+  private restarting: Promise<void> | undefined;
+  private restartAgain = false;
   /** Why the server is not running, when it could not start. */
   startError: string | undefined;
   /** The agentls output channel: one for the window, whatever the restarts. */
@@ -208,9 +211,31 @@ export class AgentClient implements vscode.Disposable {
     this.setState('stopped');
   }
 
+  /**
+   * Restarts the server. Restarts never overlap: two at once (a folder
+   * trusted in VS Code both grants trust and changes the settings that
+   * now apply) started two clients, the second failing on the first's
+   * commands ("command 'agentls.ask' already exists") and leaving agentls
+   * stopped. One asked for while another runs is made once that one is
+   * done, so the last settings apply.
+   */
   async restart(): Promise<void> {
-    await this.stop();
-    await this.start();
+    if (this.restarting) {
+      this.restartAgain = true;
+      return this.restarting;
+    }
+    this.restarting = (async () => {
+      try {
+        do {
+          this.restartAgain = false;
+          await this.stop();
+          await this.start();
+        } while (this.restartAgain);
+      } finally {
+        this.restarting = undefined;
+      }
+    })();
+    return this.restarting;
   }
 
   /** The running client, starting it if need be; undefined if it cannot run (the person was told). */

@@ -61,6 +61,8 @@ class Agentls implements vscode.Disposable, ChatActions {
   private conversing = false;
   private readonly editorContext = new EditorContext();
   private restartAfterTurn = false;
+  /** The agentls settings (readSettings) as last started with or changed to, as JSON. */
+  private settingsSeen = '';
   /** The context a code action gave the next prompt (instead of the editor's). */
   private pinned: PromptContext | undefined;
   /** When the last turn ended: the server's message about it follows. */
@@ -166,6 +168,7 @@ class Agentls implements vscode.Disposable, ChatActions {
   }
 
   async start(): Promise<void> {
+    this.settingsSeen = JSON.stringify(readSettings());
     await this.client.start();
   }
 
@@ -516,13 +519,27 @@ class Agentls implements vscode.Disposable, ChatActions {
   private async settingsChanged(): Promise<void> {
     this.warnIgnoredSettings();
     const s = readSettings();
+    // VS Code says a setting changed when only a value agentls ignores did
+    // (a workspace's, which applies once the folder is trusted): nothing
+    // to restart or announce.
+    const seen = JSON.stringify(s);
+    if (seen === this.settingsSeen) {
+      return;
+    }
+    this.settingsSeen = seen;
     const what = [s.model ? `the model ${s.model}` : '', s.mode ? `${s.mode} mode` : ''].filter((x) => x).join(' and ');
-    const bad = s.model ? badModel(s.model) : undefined;
+    const bad = (s.model ? badModel(s.model) : undefined) ?? (s.mode ? badMode(s.mode) : undefined);
     if (await this.client.settingsChanged()) {
-      void this.readModel();
+      // Not announced as applied when it cannot be: agentls refuses
+      // prompts until it is fixed. What only agentls knows (the model's key
+      // is not set, its provider unknown) is its agentls.model answer.
+      const problem = await this.readModel();
       if (bad) {
-        // Not announced as applied: agentls refuses prompts until it is fixed.
         this.chat.addNotice('error', bad);
+        return;
+      }
+      if (problem && s.model) {
+        this.chat.addNotice('error', `The agentls.model setting "${s.model}" cannot run: ${problem}. agentls refuses prompts until it is fixed.`);
         return;
       }
       this.chat.addNotice('info', `Settings changed: the next prompt uses ${what || "agentls's own configuration"}.`);
@@ -530,10 +547,10 @@ class Agentls implements vscode.Disposable, ChatActions {
     }
     if (this.state.busy) {
       this.restartAfterTurn = true;
-      this.chat.addNotice('info', 'Settings changed: agentls restarts with them when the running turn ends.');
+      this.chat.addNotice(bad ? 'error' : 'info', bad ?? 'Settings changed: agentls restarts with them when the running turn ends.');
       return;
     }
-    this.chat.addNotice('info', `Settings changed: restarting agentls${what ? ` with ${what}` : ''}.`);
+    this.chat.addNotice(bad ? 'error' : 'info', bad ?? `Settings changed: restarting agentls${what ? ` with ${what}` : ''}.`);
     await this.restart();
   }
 
@@ -559,11 +576,13 @@ class Agentls implements vscode.Disposable, ChatActions {
   }
 
   /** Asks agentls which model the next prompt goes to (agentls.model): the status and the Get Started view say when there is none. */
-  private async readModel(): Promise<void> {
+  private async readModel(): Promise<string | undefined> {
+    let problem: string | undefined;
     try {
       const m = await this.client.execute<ModelStatus>(serverCommand.model, this.modelArgs());
       this.noModel = !m?.model;
       this.model = m?.model || undefined;
+      problem = m?.problem || undefined;
       void vscode.commands.executeCommand('setContext', 'agentls.noModel', this.noModel);
     } catch (e) {
       // An older agentls: the first prompt says it instead.
@@ -571,6 +590,7 @@ class Agentls implements vscode.Disposable, ChatActions {
       this.client.output.appendLine(`[agentls] agentls.model: ${e instanceof Error ? e.message : String(e)}`);
     }
     this.updateStatus();
+    return problem;
   }
 
   /** Asks the server what its sandbox enforces, for the status bar. */
@@ -608,6 +628,20 @@ export function badModel(model: string): string | undefined {
     return undefined;
   }
   return `The agentls.model setting "${model}" is not of the form provider:model (openai:gpt-4.1, anthropic:claude-sonnet-4-5, ollama:qwen3, or a server of agentls.providers, e.g. local:qwen3): agentls refuses prompts until it is fixed.`;
+}
+
+/** The permission modes agentls knows (package.json's enum of agentls.permissions.mode). */
+const modes = ['chat', 'approve', 'smart', 'auto'];
+
+/**
+ * badMode says what is wrong with an agentls.permissions.mode value that
+ * is none of the modes (typed into settings.json by hand), or undefined.
+ */
+export function badMode(mode: string): string | undefined {
+  if (modes.includes(mode)) {
+    return undefined;
+  }
+  return `The agentls.permissions.mode setting "${mode}" is none of the modes (${modes.join(', ')}): agentls refuses prompts until it is fixed.`;
 }
 
 /** The server's error, with the VS Code setting that fixes it when it names none. */

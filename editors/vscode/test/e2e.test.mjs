@@ -83,13 +83,21 @@ async function waitFor(what, fn, timeout = stepTimeout) {
  * fixture workspace, with its own HOME, settings and extensions folder.
  */
 class Editor {
-  /** settings: user settings over the defaults (undefined removes one); opts.vsix, opts.env, opts.script (a fixture), opts.userConfig (agentls's config file). */
+  /**
+   * settings: user settings over the defaults (undefined removes one);
+   * opts.vsix, opts.env, opts.script (a fixture), opts.userConfig
+   * (agentls's config file), opts.files (copied into the workspace:
+   * {to: from}), opts.trust (VS Code's Workspace Trust on, as a person has
+   * it: the folder starts untrusted).
+   */
   constructor(name, settings = {}, opts = {}) {
     this.name = name;
     this.overrides = settings;
     this.vsix = opts.vsix ?? vsix;
     this.scriptName = opts.script ?? 'script.json';
     this.userConfig = opts.userConfig;
+    this.files = opts.files ?? {};
+    this.trust = opts.trust ?? false;
     this.root = fs.mkdtempSync(path.join(os.tmpdir(), `agentls-vscode-e2e-${name}-`));
     this.out = path.join(artifacts, name);
     fs.mkdirSync(this.out, { recursive: true });
@@ -107,11 +115,21 @@ class Editor {
     };
     delete this.env.AGENTLS_MODEL;
     delete this.env.VSCODE_IPC_HOOK_CLI;
-    Object.assign(this.env, opts.env ?? {});
+    // opts.env: undefined removes a variable (a key the test must not have).
+    for (const [k, v] of Object.entries(opts.env ?? {})) {
+      if (v === undefined) {
+        delete this.env[k];
+      } else {
+        this.env[k] = v;
+      }
+    }
   }
 
   async start() {
     fs.cpSync(path.join(fixture, 'workspace'), this.workspace, { recursive: true });
+    for (const [to, from] of Object.entries(this.files)) {
+      fs.cpSync(from, path.join(this.workspace, to), { recursive: true });
+    }
     // The replay script lives outside the workspace, where the agent does not see it.
     this.script = path.join(this.root, 'script.json');
     fs.copyFileSync(path.join(fixture, this.scriptName), this.script);
@@ -139,7 +157,7 @@ class Editor {
       'extensions.autoCheckUpdates': false,
       'extensions.autoUpdate': false,
       'extensions.ignoreRecommendations': true,
-      'security.workspace.trust.enabled': false,
+      'security.workspace.trust.enabled': this.trust,
       'git.enabled': false,
       'chat.commandCenter.enabled': false,
       // The chat is a narrow column on the right, where people keep it:
@@ -161,7 +179,8 @@ class Editor {
     this.log = fs.openSync(path.join(this.out, 'code-server.log'), 'w');
     // Its own process group, so that ending it ends its children (the
     // extension host and agentls) too.
-    this.proc = spawn(codeServer, [...base, '--disable-telemetry', '--disable-update-check', '--disable-workspace-trust', '--disable-getting-started-override'], {
+    const trust = this.trust ? [] : ['--disable-workspace-trust'];
+    this.proc = spawn(codeServer, [...base, '--disable-telemetry', '--disable-update-check', ...trust, '--disable-getting-started-override'], {
       env: this.env,
       detached: true,
       stdio: ['ignore', this.log, this.log],
@@ -838,6 +857,89 @@ test('agentls.model set in the user settings of a running code-server window app
   );
 });
 
+/** The trust tests' TypeScript project (internal/langserver/client/testdata/tsmarker): its own tsserver writes tsserver-ran when it runs. */
+const tsmarker = path.join(here, '..', '..', '..', 'internal', 'langserver', 'client', 'testdata', 'tsmarker');
+
+test('Workspace Trust on: the untrusted folder opens in Restricted Mode, where an ask offers no Always allow and says why; trusting the folder is the one trust question, and its language server then runs in its full form', { timeout: 240_000 }, async () => {
+  // The language server agentls starts for hello.ts, and the global
+  // TypeScript the project's own hands over to (scripts/test installs both).
+  await promisify(execFile)('typescript-language-server', ['--version']).catch((err) => {
+    throw new Error(`typescript-language-server is needed (npm install -g typescript-language-server typescript): ${err.message}`);
+  });
+  await withEditor(
+    'trust',
+    async (ed) => {
+      const marker = path.join(ed.workspace, 'tsserver-ran');
+      // VS Code's own question, once, as the folder opens: not trusted.
+      const dialog = ed.page.locator('.monaco-dialog-box', { hasText: 'trust the authors' });
+      await dialog.waitFor();
+      await ed.screenshot('0-trust-dialog');
+      await dialog.getByRole('button', { name: /No, I don.t trust the authors/ }).click();
+      await dialog.waitFor({ state: 'detached' });
+      await ed.page.locator('#workbench\\.parts\\.statusbar', { hasText: 'Restricted Mode' }).waitFor();
+      await ed.waitStatus('agentls: idle');
+
+      // The project's TypeScript file: agentls starts its language server
+      // in the safe form (the global TypeScript), asking nothing.
+      await ed.openFile('hello.ts', 'export function hello');
+
+      // The agent's command is asked with Allow (once, or this session) and
+      // Deny; Always allow is not offered, and the card says why.
+      await ed.askInChat(prompt);
+      const ask = ed.openAsk('wants to run');
+      await ask.waitFor({ state: 'visible' });
+      const titles = (await ed.choiceWidths(ask)).map((w) => w.text);
+      assert.deepEqual(titles, ['Allow', 'Allow "touch" this session', 'Deny'], `the Restricted Mode ask offers ${JSON.stringify(titles)}`);
+      assert.match(await ask.innerText(), /not offered: Always allow — the editor keeps this folder in Restricted Mode/);
+      await ed.screenshot('1-restricted-ask');
+      await ed.choice(ask, 'Allow').click();
+      await ed.entries('turn-end', 'done').waitFor();
+      assert.equal(fs.existsSync(hello(ed)), true, 'the allowed command did not run');
+      assert.equal(fs.existsSync(marker), false, "the workspace's own TypeScript ran in Restricted Mode");
+
+      // Trusting the folder in VS Code restarts agentls, which takes VS
+      // Code's answer as its own: the workspace's TypeScript runs (its
+      // full form) with no second question from agentls.
+      await ed.runCommand('Workspaces: Manage Workspace Trust');
+      const trustEditor = ed.page.locator('.workspace-trust-editor');
+      await trustEditor.waitFor();
+      await trustEditor.getByRole('button', { name: 'Trust', exact: true }).first().click();
+      await ed.entries('notice', 'Workspace trusted').waitFor();
+      await ed.page.locator('#workbench\\.parts\\.statusbar', { hasText: 'Restricted Mode' }).waitFor({ state: 'detached' });
+      // The restarted server runs (VS Code also reported agentls's
+      // settings changed, as the workspace's values began to apply: a
+      // second restart at once left it stopped, "couldn't create
+      // connection to server").
+      await ed.waitStatus('agentls: idle');
+      await new Promise((r) => setTimeout(r, 2000));
+      await ed.waitStatus('agentls: idle');
+      assert.equal(await ed.toast("couldn't create connection").count(), 0, 'the restart after the grant failed');
+      // Only the workspace's values (which agentls ignores) began to apply:
+      // no "Settings changed" card.
+      assert.equal(await ed.entries('notice', 'Settings changed').count(), 0, 'a spurious "Settings changed" card after the grant');
+      // hello.ts is still open: the restarted server gets it again and
+      // starts its language server, in its full form now.
+      await waitFor("the workspace's own TypeScript to run once the folder is trusted", () => fs.existsSync(marker), 60_000);
+      await ed.screenshot('2-trusted');
+      await new Promise((r) => setTimeout(r, 2000)); // a question would come as the server starts
+      assert.equal(await ed.entries('ask', 'starts code from this repository').count(), 0, 'agentls asked its own trust question in the chat');
+      assert.equal(await ed.toast('starts code from this repository').count(), 0, 'agentls asked its own trust question in a notification');
+      assert.equal(await ed.page.locator('.monaco-dialog-box').count(), 0, 'a second trust dialog is open');
+      assert.ok(!ed.channel('agentls').includes('starts code from this repository'), 'agentls asked its own trust question');
+    },
+    {},
+    {
+      trust: true,
+      files: {
+        'hello.ts': path.join(tsmarker, 'project', 'hello.ts'),
+        'use.ts': path.join(tsmarker, 'project', 'use.ts'),
+        'tsconfig.json': path.join(tsmarker, 'project', 'tsconfig.json'),
+        node_modules: path.join(tsmarker, 'modules'),
+      },
+    },
+  );
+});
+
 /**
  * A local OpenAI-compatible model server on loopback, as llama.cpp or vLLM
  * serve one: chat completions, streamed (server-sent events) or not. It
@@ -887,7 +989,7 @@ async function localModelServer(text) {
   return { url: `http://127.0.0.1:${server.address().port}/v1`, requests, close: () => server.close() };
 }
 
-test('A local OpenAI-compatible server set up in Settings answers; a model without a provider (gpt-4o) is refused before anything runs', { timeout: 180_000 }, async () => {
+test('A local OpenAI-compatible server set up in Settings answers; a model without a provider (gpt-4o) or without its key (openai:gpt-4.1) is refused before anything runs; a permission mode that is none of the modes is an error', { timeout: 180_000 }, async () => {
   const local = await localModelServer('Hello from the local server.');
   try {
     await withEditor(
@@ -942,8 +1044,74 @@ test('A local OpenAI-compatible server set up in Settings answers; a model witho
         assert.equal(local.requests.length, before, 'a refused prompt reached the model');
         assert.equal(await ed.entries('assistant').count(), answers, 'something answered the refused prompt');
         await ed.screenshot('2-gpt-4o-refused');
+
+        // openai:gpt-4.1 with no OPENAI_API_KEY in agentls's environment
+        // (issue 27: announced as applied, then the previous model
+        // answered): an error that names the variable, not "Settings
+        // changed"; the next prompt is refused in the same words and
+        // reaches no model.
+        const box = ed.chat().locator('#prompt');
+        await ed.runCommand('Preferences: Open User Settings');
+        await editor.waitFor();
+        await ed.page.keyboard.type('agentls.model');
+        await item.waitFor();
+        await input.fill('openai:gpt-4.1');
+        await input.press('Tab');
+        await waitFor('the user settings file to hold openai:gpt-4.1', () => fs.readFileSync(path.join(ed.dataDir, 'User', 'settings.json'), 'utf8').includes('"openai:gpt-4.1"'));
+        const noKey = ed.entries('notice', 'OPENAI_API_KEY');
+        await noKey.waitFor();
+        assert.ok((await noKey.getAttribute('class')).includes('error'), `the missing key is not an error: ${await noKey.getAttribute('class')}`);
+        assert.equal(await ed.entries('notice', 'the next prompt uses the model openai:gpt-4.1').count(), 0, 'openai:gpt-4.1 without its key was announced as applied');
+        await ed.page.locator('.tabs-container .tab', { hasText: 'Settings' }).locator('.action-label.codicon-close').click();
+        await editor.waitFor({ state: 'detached' });
+        await box.fill('');
+        const errors = await ed.entries('notice', 'OPENAI_API_KEY').count();
+        await ed.askInChat('Is the key there?');
+        await waitFor('the refusal naming OPENAI_API_KEY', async () => (await ed.entries('notice', 'OPENAI_API_KEY').count()) > errors);
+        assert.equal(await box.inputValue(), 'Is the key there?', 'the refused prompt stays in the box');
+        await new Promise((r) => setTimeout(r, 1000));
+        assert.equal(local.requests.length, before, 'a prompt without the model\'s key reached a model');
+        assert.equal(await ed.entries('assistant').count(), answers, 'something answered the prompt without the model\'s key');
+        await ed.screenshot('3-no-key-refused');
+
+        // An agentls.permissions.mode that is none of the modes, written
+        // into settings.json by hand (the Settings editor offers only the
+        // modes), with the model back to the local one: an error naming
+        // the setting and the value, not "Settings changed … yolo mode".
+        const file = path.join(ed.dataDir, 'User', 'settings.json');
+        const user = JSON.parse(fs.readFileSync(file, 'utf8'));
+        user['agentls.model'] = 'local:qwen3-coder';
+        user['agentls.permissions.mode'] = 'yolo';
+        await ed.runCommand('Preferences: Open User Settings (JSON)');
+        await ed.page.locator('.tabs-container .tab[aria-label*="settings.json"]').first().waitFor();
+        await ed.page.locator('.part.editor .monaco-editor textarea').first().focus();
+        await ed.page.keyboard.press('Control+A');
+        await ed.page.keyboard.insertText(JSON.stringify(user));
+        // What the editor closed for the text as it went in (a brace, a
+        // quote) is after the cursor: gone.
+        await ed.page.keyboard.press('Control+Shift+End');
+        await ed.page.keyboard.press('Delete');
+        await ed.page.keyboard.press('Control+S');
+        await waitFor('settings.json to hold the mode yolo', () => JSON.parse(fs.readFileSync(file, 'utf8'))['agentls.permissions.mode'] === 'yolo');
+        await ed.page.locator('.tabs-container .tab', { hasText: 'settings.json' }).locator('.action-label.codicon-close').click();
+        const badMode = ed.entries('notice', 'agentls.permissions.mode');
+        await badMode.waitFor();
+        assert.match(await badMode.innerText(), /yolo/);
+        assert.ok((await badMode.getAttribute('class')).includes('error'), `the bad mode is not an error: ${await badMode.getAttribute('class')}`);
+        await badMode.getByRole('button', { name: 'Open Settings (agentls.permissions.mode)' }).waitFor();
+        assert.equal(await ed.entries('notice', 'yolo mode').count(), 0, 'the mode yolo was announced as applied');
+        // As the notice says, the next prompt is refused, naming the mode.
+        await box.fill('');
+        const yolos = await ed.entries('notice', 'yolo').count();
+        await ed.askInChat('Any mode?');
+        await waitFor('the refusal naming yolo', async () => (await ed.entries('notice', 'yolo').count()) > yolos);
+        await new Promise((r) => setTimeout(r, 1000));
+        assert.equal(local.requests.length, before, 'a prompt under the mode yolo reached the model');
+        assert.equal(await ed.entries('assistant').count(), answers, 'something answered a prompt under the mode yolo');
+        await ed.screenshot('4-bad-mode');
       },
       { 'agentls.model': 'local:qwen3-coder', 'agentls.providers': { local: { base_url: local.url } } },
+      { env: { OPENAI_API_KEY: undefined } },
     );
   } finally {
     local.close();

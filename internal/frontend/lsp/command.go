@@ -371,8 +371,23 @@ func (s *Server) promptWithContext(a AskArgs) (string, error) {
 		}
 		c.StartLine, c.EndLine = int(a.Range.Start.Line)+1, int(a.Range.End.Line)+1
 		c.Selected = selectText(f.Text, *a.Range)
+		if a.Range.Start == a.Range.End {
+			// A cursor, no selection (a code action on a plain line): the
+			// line it is on, not "lines N-N selected" with nothing in them.
+			c.Cursor, c.Selected = true, lineText(f.Text, int(a.Range.Start.Line))
+		}
 	}
 	return agent.UserMessage(a.Prompt, c), nil
+}
+
+// lineText is line n (0-based) of text, without its line break; "" past
+// the end.
+func lineText(text string, n int) string {
+	lines := strings.SplitN(text, "\n", n+2)
+	if n >= len(lines) {
+		return ""
+	}
+	return strings.TrimSuffix(lines[n], "\r")
 }
 
 // selectText cuts an LSP range out of text.

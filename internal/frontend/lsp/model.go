@@ -19,8 +19,9 @@ import (
 // conversation starts with.
 
 // ModelStatus is agentls.model's and agentls.setModel's reply: the model
-// the next prompt goes to ("provider:model"), or none and why, and the
-// models a picker offers.
+// the next prompt goes to ("provider:model"), or none and why, why it
+// cannot run (no key, an unknown provider) when it is named but cannot,
+// and the models a picker offers.
 type ModelStatus struct {
 	Model   string            `json:"model"`
 	Problem string            `json:"problem,omitempty"`
@@ -99,8 +100,14 @@ func (s *Server) modelStatus(ctx context.Context, a ModelArgs) (any, error) {
 		// settings'; one that cannot be read is the ask's to report.
 		next, err = s.env.SessionModel(ctx, app.SessionOptions{Resume: resume, Models: []model.Source{source}})
 	}
-	set, _ := s.env.Settings(editor) // a broken setting still lists the rest
+	set, setErr := s.env.Settings(editor) // a broken setting still lists the rest
 	st := ModelStatus{Model: next, Models: s.env.ModelChoices(next, set, source)}
+	if err == nil && next != "" && setErr == nil {
+		// A model that is named but cannot run (its key's variable unset,
+		// an unknown provider) is a problem now, as the prompt would be
+		// refused: an editor does not announce it as applied.
+		_, err = s.env.Provider(next, "", set)
+	}
 	if err != nil {
 		st.Problem = err.Error()
 	}

@@ -15,7 +15,8 @@ import (
 
 // TestModelCommand: agentls.model says which model the next prompt goes to
 // — the editor's setting over the config file — or, with none anywhere,
-// that there is none, naming the editor's own setting, before any prompt.
+// that there is none, naming the editor's own setting, before any prompt;
+// a model named that cannot run (no key, no such provider) comes with why.
 func TestModelCommand(t *testing.T) {
 	cases := []struct {
 		name       string
@@ -24,7 +25,12 @@ func TestModelCommand(t *testing.T) {
 		want       string
 		wantReason string
 	}{
-		{"the editor's setting", "Visual Studio Code", map[string]string{"model": "local:qwen3"}, "local:qwen3", ""},
+		{"the editor's setting", "Visual Studio Code", map[string]any{"model": "local:qwen3",
+			"providers": map[string]any{"local": map[string]string{"base_url": "http://127.0.0.1:1/v1"}}}, "local:qwen3", ""},
+		// Named but it cannot run: the problem says why before any prompt
+		// (VS Code announced it as applied, issue 27).
+		{"no key", "Visual Studio Code", map[string]string{"model": "openai:gpt-4.1"}, "openai:gpt-4.1", "set the OPENAI_API_KEY environment variable"},
+		{"no provider", "Visual Studio Code", map[string]string{"model": "local:qwen3"}, "local:qwen3", "unknown provider \"local\""},
 		{"none anywhere, VS Code", "Visual Studio Code", nil, "", "the agentls.model setting"},
 		{"none anywhere, Neovim", "Neovim", nil, "", "require('agentls').setup"},
 	}

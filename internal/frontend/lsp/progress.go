@@ -162,7 +162,7 @@ func (r *turnReporter) finish(ctx context.Context, progress bool, end, errEvent 
 	}
 	switch res.Reason {
 	case agent.ReasonCompleted:
-		msg := firstLine(res.Text, 200)
+		msg := answerLine(res.Text, 200)
 		if msg == "" {
 			msg = "done"
 		}
@@ -197,3 +197,44 @@ func (s *Server) progressCancel(params json.RawMessage) error {
 }
 
 func firstLine(s string, max int) string { return textclip.FirstLine(s, max) }
+
+// answerLine is the line of an answer (Markdown) a notification shows:
+// its first line of prose, without the Markdown that marks it (a list
+// item's or a quote's marker), clipped to max bytes. Headings, code
+// fences and rules are skipped ("## Done" is a title, not what the agent
+// says); an answer of headings only gives its first heading's text.
+func answerLine(s string, max int) string {
+	heading := ""
+	fenced := false
+	for _, line := range strings.Split(s, "\n") {
+		line = strings.TrimSpace(line)
+		switch {
+		case strings.HasPrefix(line, "```") || strings.HasPrefix(line, "~~~"):
+			fenced = !fenced
+			continue
+		case fenced || line == "":
+			continue
+		case isHeading(line):
+			if t := strings.TrimSpace(strings.TrimRight(strings.TrimLeft(line, "#"), "#")); heading == "" && t != "" {
+				heading = t
+			}
+			continue
+		case strings.Trim(line, "-*_ ") == "":
+			continue // a rule
+		}
+		for _, marker := range []string{"- ", "* ", "+ ", "> "} {
+			line = strings.TrimSpace(strings.TrimPrefix(line, marker))
+		}
+		if line != "" {
+			return firstLine(line, max)
+		}
+	}
+	return firstLine(heading, max)
+}
+
+// isHeading reports whether line is a Markdown ATX heading: one to six #
+// then a space or nothing.
+func isHeading(line string) bool {
+	n := len(line) - len(strings.TrimLeft(line, "#"))
+	return n >= 1 && n <= 6 && (n == len(line) || line[n] == ' ' || line[n] == '\t')
+}
