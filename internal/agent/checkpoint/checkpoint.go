@@ -114,12 +114,14 @@ func (e *Engine) Close() {
 
 // Prepare walks the folders now (the first walk reads every file), so the
 // first step does not wait for it; and drops the baselines of workspace
-// folders not used for IndexUnused.
+// folders not used for IndexUnused. It may run late, while a step runs:
+// what it finds changed then is that step's.
 func (e *Engine) Prepare(ctx context.Context) error {
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	_, err := e.refreshLocked(ctx)
+	changes, err := e.refreshLocked(ctx)
 	if err == nil {
+		e.attribute(changes)
 		if _, perr := e.st.PruneIndexes(ctx, time.Now().Add(-IndexUnused)); perr != nil {
 			e.log.Warn("prune the baselines of unused workspace folders", "error", perr)
 		}
