@@ -141,6 +141,9 @@ type RestoreOptions struct {
 	// Live is the session when it is open in this process: its
 	// conversation changes at once (else at its next resume).
 	Live *agent.Session
+	// only restores the checkpoint's own changes (UndoRestore: the
+	// steps after the restore keep theirs).
+	only bool
 }
 
 // CheckpointRestore is what a restore did.
@@ -233,7 +236,7 @@ func (e *Env) RestoreCheckpoint(ctx context.Context, o RestoreOptions) (Checkpoi
 		convBefore = len(recs)
 	}
 	ro := checkpoint.RestoreOptions{SessionID: o.SessionID, To: o.Checkpoint, ConvSeq: convBefore,
-		CopyDir: filepath.Join(e.StateDir(), "checkpoints")}
+		CopyDir: filepath.Join(e.StateDir(), "checkpoints"), Only: o.only}
 	if o.Files {
 		out.Restore, err = eng.Restore(ctx, ro)
 	} else {
@@ -295,7 +298,9 @@ func turnsOf(said []agent.Said) []string {
 
 // UndoRestore undoes the session's last restore: its files when it
 // changed files, its conversation when it changed that; it is a restore
-// itself, so undoing again redoes.
+// itself, so undoing again redoes. It undoes that restore only: what
+// steps changed after it stays — a path they changed is kept and, when
+// the restore had changed it too, reported as a conflict.
 func (e *Env) UndoRestore(ctx context.Context, sessionID string, live *agent.Session) (CheckpointRestore, error) {
 	st, err := e.Store(ctx)
 	if err != nil {
@@ -315,7 +320,7 @@ func (e *Env) UndoRestore(ctx context.Context, sessionID string, live *agent.Ses
 				return CheckpointRestore{}, fmt.Errorf("the last restore (checkpoint %d) changed no file and not the conversation: there is nothing to undo", c.ID)
 			}
 			return e.RestoreCheckpoint(ctx, RestoreOptions{SessionID: sessionID, Checkpoint: c.ID, Files: files,
-				Conversation: conv, Live: live})
+				Conversation: conv, Live: live, only: true})
 		}
 	}
 	return CheckpointRestore{}, fmt.Errorf("session %s has no restore to undo", sessionID)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"github.com/agentls/agentls/internal/agent/checkpoint/treetest"
 	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -332,5 +333,105 @@ func TestRestoreReportsWhatWasDoneBeforeAnError(t *testing.T) {
 	text := rep.ErrorText(func(p string) string { return filepath.Base(p) }, err)
 	if strings.Contains(text, "nothing was restored") || !strings.Contains(text, "two.txt") || !strings.Contains(text, "conversation was not restored") {
 		t.Errorf("text = %q", text)
+	}
+}
+
+// TestCheckpointChainOfBashSteps: a chain of real bash steps, one a turn
+// (a created file, sed -i, mkdir -p and cp, rm -rf of a folder that was
+// there from the start, mv, chmod +x, a symbolic link, a binary file).
+// Restored to before the first step, the tree is the very first snapshot
+// byte for byte (modes and links); undone, it is the snapshot after the
+// last step; restored to a middle checkpoint, it is the snapshot taken
+// before that step. Then a new step runs after that restore, and the
+// restore is undone: undoing a restore undoes that restore only — the new
+// step's file is kept, and a path the new step changed after the restore
+// put it back is kept too and reported as a conflict, never overwritten.
+func TestCheckpointChainOfBashSteps(t *testing.T) {
+	ctx := context.Background()
+	w := newCPWorld(t)
+	w.write(t, "a.txt", "alpha\nbeta\n", 0o644)
+	w.write(t, "old/keep.go", "package old\n", 0o644)
+	w.write(t, "old/deep/x.txt", "x\n", 0o600)
+	w.write(t, "run.sh", "echo hi\n", 0o644)
+	w.write(t, "logo.bin", "\x89PNG\x00\x01\xff", 0o644)
+	commands := []string{
+		"echo created > new.txt",
+		"sed -i 's/beta/gamma/' a.txt",
+		"mkdir -p d/e && cp a.txt d/e/copy.txt",
+		"rm -rf old",
+		"mv new.txt moved.txt",
+		"chmod +x run.sh",
+		"ln -s a.txt link",
+		"printf '\\000\\377\\001binary' > logo.bin",
+	}
+	snaps := []map[string]string{treetest.Tree(t, w.root)}
+	var cps []store.Checkpoint
+	for _, command := range commands {
+		c := w.turn(t, command)
+		if c.Tool != "bash" || c.Changed == 0 {
+			t.Fatalf("%s: checkpoint %+v", command, c)
+		}
+		cps = append(cps, c)
+		snaps = append(snaps, treetest.Tree(t, w.root))
+	}
+	restore := func(what string, id int64, want map[string]string) app.CheckpointRestore {
+		t.Helper()
+		r, err := w.env.RestoreCheckpoint(ctx, app.RestoreOptions{SessionID: w.sess.ID, Checkpoint: id, Files: true, Live: w.sess.Session})
+		if err != nil {
+			t.Fatalf("%s: %v", what, err)
+		}
+		if d := treetest.Diff(want, treetest.Tree(t, w.root)); d != "" {
+			t.Fatalf("%s: the tree differs:\n%s\n%+v", what, d, r)
+		}
+		if len(r.Conflicts)+len(r.Skipped) > 0 || len(r.Restored) == 0 {
+			t.Errorf("%s: restore reported %+v", what, r)
+		}
+		return r
+	}
+	undo := func(what string, want map[string]string) app.CheckpointRestore {
+		t.Helper()
+		u, err := w.env.UndoRestore(ctx, w.sess.ID, w.sess.Session)
+		if err != nil {
+			t.Fatalf("%s: %v", what, err)
+		}
+		if d := treetest.Diff(want, treetest.Tree(t, w.root)); d != "" {
+			t.Fatalf("%s: the tree differs:\n%s\n%+v", what, d, u)
+		}
+		return u
+	}
+	last := snaps[len(snaps)-1]
+	restore("restored to before the first step", cps[0].ID, snaps[0])
+	if u := undo("the restore undone", last); len(u.Conflicts)+len(u.Skipped) > 0 {
+		t.Errorf("undo reported %+v", u)
+	}
+	const middle = 3 // rm -rf old
+	restore("restored to before "+commands[middle], cps[middle].ID, snaps[middle])
+	// The restore undone and done again (undo of the undo): the same trees.
+	undo("the middle restore undone", last)
+	undo("the undo undone", snaps[middle])
+
+	// A new step after the restore: a new file, and run.sh (which the
+	// restore had put back to 0644) changed again.
+	w.turn(t, "echo fresh > fresh.txt && echo 'echo again' >> run.sh")
+	afterNew := treetest.Tree(t, w.root)
+	u, err := w.env.UndoRestore(ctx, w.sess.ID, w.sess.Session)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// What the undo should leave: the tree after the last step of the
+	// chain, with the new step's two paths as the new step left them.
+	want := maps.Clone(last)
+	want["fresh.txt"] = afterNew["fresh.txt"]
+	want["run.sh"] = afterNew["run.sh"]
+	if d := treetest.Diff(want, treetest.Tree(t, w.root)); d != "" {
+		t.Errorf("undoing the restore after a new step: the tree differs from the chain's end with the new step kept:\n%s\n%+v", d, u)
+	}
+	runSh := filepath.Join(w.root, "run.sh")
+	if len(u.Conflicts) != 1 || u.Conflicts[0].Path != runSh || u.Conflicts[0].Yours.Text == nil ||
+		*u.Conflicts[0].Yours.Text != "echo hi\necho again\n" || u.Conflicts[0].Checkpoint.Mode != "0755" {
+		t.Errorf("conflicts = %+v, want run.sh (the new step's version kept, the chain's 0755 one offered)", u.Conflicts)
+	}
+	if slices.Contains(u.Restored, filepath.Join(w.root, "fresh.txt")) {
+		t.Errorf("the undo removed the new step's fresh.txt: %+v", u)
 	}
 }

@@ -18,7 +18,9 @@
 // A restore undoes the checkpoints from the chosen one on, newest last
 // step first, but never over newer work: a path changed since the agent
 // last left it is a conflict, reported with both versions and left alone.
-// A restore is itself a checkpoint, so restoring to it undoes the restore.
+// A restore is itself a checkpoint, so restoring to it undoes the restore
+// (with RestoreOptions.Only, that restore alone: the steps since keep
+// their changes).
 package checkpoint
 
 import (
