@@ -6,6 +6,7 @@ import (
 	"io/fs"
 	"maps"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -32,9 +33,19 @@ type cpWorld struct {
 func newCPWorld(t *testing.T) *cpWorld {
 	t.Helper()
 	root, _ := filepath.EvalSymlinks(t.TempDir())
+	return newCPWorldAt(t, root, false)
+}
+
+// newCPWorldAt is a cpWorld on root, a trusted workspace when trusted.
+func newCPWorldAt(t *testing.T, root string, trusted bool) *cpWorld {
+	t.Helper()
 	prov := &script{}
+	cfg := config.Config{Model: "test:script", Permissions: config.Permissions{Mode: "auto"}}
+	if trusted {
+		cfg.TrustedWorkspaces = []string{root}
+	}
 	a := app.New(app.Options{
-		Config:  config.Config{Model: "test:script", Permissions: config.Permissions{Mode: "auto"}},
+		Config:  cfg,
 		DataDir: t.TempDir(), StateDir: t.TempDir(),
 		Getenv:      func(string) string { return "" },
 		NewProvider: func(string, string) (agent.Provider, error) { return prov, nil },
@@ -433,5 +444,102 @@ func TestCheckpointChainOfBashSteps(t *testing.T) {
 	}
 	if slices.Contains(u.Restored, filepath.Join(w.root, "fresh.txt")) {
 		t.Errorf("the undo removed the new step's fresh.txt: %+v", u)
+	}
+}
+
+// gitOut runs git in dir with none of the person's configuration and
+// returns its output.
+func gitOut(t *testing.T, dir string, args ...string) string {
+	t.Helper()
+	cmd := exec.Command("git", args...)
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "GIT_CONFIG_GLOBAL="+os.DevNull, "GIT_CONFIG_NOSYSTEM=1")
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("git %v: %v", args, err)
+	}
+	return string(out)
+}
+
+// TestCheckpointOfAGitCheckout: a step runs `git checkout other` (real
+// bash, confined by the sandbox, in a trusted workspace) in a repository
+// whose two branches differ by a file added, one removed, one changed and
+// one in a new folder. Restored to before the step, the working tree's
+// files are as before byte for byte. The .git folder is not
+// checkpointed, by design (git keeps it): the restore does not move HEAD
+// back, so HEAD stays on other and git status shows the restored files
+// as changes against other — exactly those, and nothing else.
+func TestCheckpointOfAGitCheckout(t *testing.T) {
+	ctx := context.Background()
+	root, _ := filepath.EvalSymlinks(t.TempDir())
+	writeFile := func(rel, content string) {
+		t.Helper()
+		p := filepath.Join(root, rel)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	writeFile("same.txt", "same\n")
+	writeFile("changed.txt", "main's\n")
+	writeFile("removed.txt", "only on main\n")
+	writeFile("lib/main.go", "package lib\n")
+	git(t, root, "init", "-q", "-b", "main")
+	git(t, root, "add", "-A")
+	git(t, root, "commit", "-q", "-m", "main")
+	git(t, root, "checkout", "-q", "-b", "other")
+	writeFile("changed.txt", "other's\n")
+	writeFile("added.txt", "only on other\n")
+	writeFile("newdir/deep/x.go", "package deep\n")
+	git(t, root, "rm", "-q", "removed.txt")
+	git(t, root, "add", "-A")
+	git(t, root, "commit", "-q", "-m", "other")
+	git(t, root, "checkout", "-q", "main")
+
+	w := newCPWorldAt(t, root, true)
+	before := treetest.Tree(t, root)
+	c := w.turn(t, "git checkout -q other")
+	if got := strings.TrimSpace(gitOut(t, root, "rev-parse", "--abbrev-ref", "HEAD")); got != "other" {
+		t.Fatalf("the step did not check out other: HEAD is %s", got)
+	}
+	if b, _ := os.ReadFile(filepath.Join(root, "changed.txt")); string(b) != "other's\n" {
+		t.Fatalf("changed.txt after the checkout: %q", b)
+	}
+	for _, f := range c.Files {
+		if rel, _ := filepath.Rel(root, f.Path); rel == ".git" || strings.HasPrefix(rel, ".git/") {
+			t.Errorf("the checkpoint holds %s: .git is not checkpointed", rel)
+		}
+	}
+	r, err := w.env.RestoreCheckpoint(ctx, app.RestoreOptions{SessionID: w.sess.ID, Checkpoint: c.ID, Files: true, Live: w.sess.Session})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := treetest.Diff(before, treetest.Tree(t, root)); d != "" {
+		t.Fatalf("restored to before the checkout, the working tree differs:\n%s\n%+v", d, r)
+	}
+	if len(r.Conflicts)+len(r.Skipped) > 0 {
+		t.Errorf("restore reported %+v", r)
+	}
+	// HEAD stays where the step put it: the restore put back files, not
+	// git's state.
+	if got := strings.TrimSpace(gitOut(t, root, "rev-parse", "--abbrev-ref", "HEAD")); got != "other" {
+		t.Errorf("HEAD after the restore is %s, want other (.git is not restored)", got)
+	}
+	status := gitOut(t, root, "status", "--porcelain", "--untracked-files=all")
+	want := " D added.txt\n M changed.txt\n D newdir/deep/x.go\n?? removed.txt\n"
+	if status != want {
+		t.Errorf("git status after the restore:\n%s\nwant main's files as changes against other:\n%s", status, want)
+	}
+	// What docs/checkpoints.md tells the person to do to put HEAD back
+	// too: a forced checkout of main, which loses nothing (the files are
+	// main's already) and leaves a clean status.
+	git(t, root, "checkout", "-q", "-f", "main")
+	if status := gitOut(t, root, "status", "--porcelain", "--untracked-files=all"); status != "" {
+		t.Errorf("git status after git checkout -f main: %q", status)
+	}
+	if d := treetest.Diff(before, treetest.Tree(t, root)); d != "" {
+		t.Errorf("after git checkout -f main, the working tree differs from before the step:\n%s", d)
 	}
 }
