@@ -69,8 +69,15 @@ func newCPWorldAt(t *testing.T, root string, trusted bool) *cpWorld {
 // returns the turn's last checkpoint.
 func (w *cpWorld) turn(t *testing.T, command string) store.Checkpoint {
 	t.Helper()
+	return w.call(t, command, "bash", map[string]any{"command": command})
+}
+
+// call runs one turn in which the model calls tool with input and
+// returns the turn's last checkpoint.
+func (w *cpWorld) call(t *testing.T, command, tool string, input map[string]any) store.Checkpoint {
+	t.Helper()
 	w.prov.mu.Lock()
-	w.prov.steps = append(w.prov.steps, agent.Response{ToolCalls: []agent.ToolCall{toolCall("c", "bash", map[string]any{"command": command})}})
+	w.prov.steps = append(w.prov.steps, agent.Response{ToolCalls: []agent.ToolCall{toolCall("c", tool, input)}})
 	w.prov.mu.Unlock()
 	var mu sync.Mutex
 	var evs []agent.Event
@@ -507,10 +514,23 @@ func TestCheckpointOfAGitCheckout(t *testing.T) {
 	if b, _ := os.ReadFile(filepath.Join(root, "changed.txt")); string(b) != "other's\n" {
 		t.Fatalf("changed.txt after the checkout: %q", b)
 	}
-	for _, f := range c.Files {
-		if rel, _ := filepath.Rel(root, f.Path); rel == ".git" || strings.HasPrefix(rel, ".git/") {
-			t.Errorf("the checkpoint holds %s: .git is not checkpointed", rel)
-		}
+	st, err := w.env.Store(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	full, err := st.GetCheckpoint(ctx, c.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var paths []string
+	for _, f := range full.Files {
+		rel, _ := filepath.Rel(root, f.Path)
+		paths = append(paths, rel)
+	}
+	slices.Sort(paths)
+	// The files git changed, and the folders it made; nothing of .git.
+	if want := []string{"added.txt", "changed.txt", "newdir", "newdir/deep", "newdir/deep/x.go", "removed.txt"}; !slices.Equal(paths, want) {
+		t.Errorf("the checkout's checkpoint holds %q, want %q", paths, want)
 	}
 	r, err := w.env.RestoreCheckpoint(ctx, app.RestoreOptions{SessionID: w.sess.ID, Checkpoint: c.ID, Files: true, Live: w.sess.Session})
 	if err != nil {
@@ -541,5 +561,65 @@ func TestCheckpointOfAGitCheckout(t *testing.T) {
 	}
 	if d := treetest.Diff(before, treetest.Tree(t, root)); d != "" {
 		t.Errorf("after git checkout -f main, the working tree differs from before the step:\n%s", d)
+	}
+}
+
+// TestCheckpointOfLSPRename: the real lsp_rename (gopls, started by the
+// environment, confined) renames a function across two files as one
+// step. Restored to before it, both files are as before byte for byte;
+// the restore undone, both are renamed again.
+func TestCheckpointOfLSPRename(t *testing.T) {
+	if _, err := exec.LookPath("gopls"); err != nil {
+		home, _ := os.UserHomeDir()
+		bin := filepath.Join(home, "go", "bin")
+		if _, err := os.Stat(filepath.Join(bin, "gopls")); err != nil {
+			t.Fatal("gopls is not on PATH: install it with `go install golang.org/x/tools/gopls@v0.23.0`")
+		}
+		t.Setenv("PATH", os.Getenv("PATH")+string(os.PathListSeparator)+bin)
+	}
+	ctx := context.Background()
+	root, _ := filepath.EvalSymlinks(t.TempDir())
+	files := map[string]string{
+		"go.mod":   "module example.com/hello\n\ngo 1.22\n",
+		"hello.go": "package hello\n\n// Hello greets name.\nfunc Hello(name string) string {\n\treturn \"hello \" + name\n}\n",
+		"use.go":   "package hello\n\n// Use calls Hello.\nfunc Use() string { return Hello(\"wörld\") + Hello(\"b\") }\n",
+	}
+	for name, text := range files {
+		if err := os.WriteFile(filepath.Join(root, name), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	w := newCPWorldAt(t, root, true)
+	before := treetest.Tree(t, root)
+	c := w.call(t, "rename Hello to Hi", "lsp_rename", map[string]any{"symbol": "Hello", "new_name": "Hi"})
+	after := treetest.Tree(t, root)
+	for name, n := range map[string]int{"hello.go": 1, "use.go": 2} {
+		b, _ := os.ReadFile(filepath.Join(root, name))
+		if strings.Contains(string(b), "Hello(") || strings.Count(string(b), "Hi(") != n {
+			t.Fatalf("%s after lsp_rename:\n%s", name, b)
+		}
+	}
+	if c.Tool != "lsp_rename" || c.Changed != 2 {
+		t.Fatalf("the rename's checkpoint: %+v", c)
+	}
+	r, err := w.env.RestoreCheckpoint(ctx, app.RestoreOptions{SessionID: w.sess.ID, Checkpoint: c.ID, Files: true, Live: w.sess.Session})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := treetest.Diff(before, treetest.Tree(t, root)); d != "" {
+		t.Fatalf("restored to before the rename, the tree differs:\n%s\n%+v", d, r)
+	}
+	if len(r.Restored) != 2 || len(r.Conflicts)+len(r.Skipped) > 0 {
+		t.Errorf("restore reported %+v", r)
+	}
+	u, err := w.env.UndoRestore(ctx, w.sess.ID, w.sess.Session)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := treetest.Diff(after, treetest.Tree(t, root)); d != "" {
+		t.Fatalf("the restore undone, the tree differs from after the rename:\n%s\n%+v", d, u)
+	}
+	if len(u.Restored) != 2 || len(u.Conflicts)+len(u.Skipped) > 0 {
+		t.Errorf("undo reported %+v", u)
 	}
 }
