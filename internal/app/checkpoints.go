@@ -163,6 +163,9 @@ type ConversationRestore struct {
 	// ids, as events name them): an editor's chat shows these and hides
 	// the rest (docs/checkpoints.md).
 	Turns []string `json:"turns"`
+	// Todos are the conversation's todo list now (empty: none), which
+	// the restore put back with it: an editor's chat shows these.
+	Todos []tools.Todo `json:"todos"`
 }
 
 // Partial reports whether a restore that ended in an error did part of
@@ -282,7 +285,8 @@ func (e *Env) rewind(ctx context.Context, st *store.Store, sessionID string, to 
 	if err != nil {
 		return nil, err
 	}
-	return &ConversationRestore{Records: to, Messages: len(r.History), Turns: turnsOf(said)}, nil
+	todos := append([]tools.Todo{}, r.Todos...)
+	return &ConversationRestore{Records: to, Messages: len(r.History), Turns: turnsOf(said), Todos: todos}, nil
 }
 
 // turnsOf lists the turns of a conversation's messages, each once, in order.

@@ -2,6 +2,7 @@ package app_test
 
 import (
 	"context"
+	"encoding/json"
 	"github.com/agentls/agentls/internal/agent/checkpoint/treetest"
 	"io/fs"
 	"maps"
@@ -17,6 +18,7 @@ import (
 	"github.com/agentls/agentls/internal/agent/store"
 	"github.com/agentls/agentls/internal/app"
 	"github.com/agentls/agentls/internal/config"
+	"github.com/agentls/agentls/internal/tools"
 )
 
 // treeOf is a folder as data: every path's kind, mode and content or link
@@ -621,5 +623,62 @@ func TestCheckpointOfLSPRename(t *testing.T) {
 	}
 	if len(u.Restored) != 2 || len(u.Conflicts)+len(u.Skipped) > 0 {
 		t.Errorf("undo reported %+v", u)
+	}
+}
+
+// A restore of the conversation puts its todo list back with it, in the
+// live session and in the reply (conversation.todos, for an editor's
+// chat); its undo brings the later list back; a restore to before any
+// list says none (an empty list, not a missing one).
+func TestCheckpointRestoreConversationTodos(t *testing.T) {
+	ctx := context.Background()
+	w := newCPWorld(t)
+	todos := func(list ...map[string]any) {
+		t.Helper()
+		w.call(t, "plan", "todos", map[string]any{"todos": list})
+	}
+	first := w.turn(t, "echo one > one.txt")
+	todos(map[string]any{"content": "a", "status": "in_progress", "active_form": "doing a"})
+	third := w.turn(t, "echo two > two.txt")
+	todos(map[string]any{"content": "a", "status": "completed"}, map[string]any{"content": "b", "status": "pending"})
+	if got := w.sess.Todos(); len(got) != 2 {
+		t.Fatalf("the session's todos: %+v", got)
+	}
+	show := func(l []tools.Todo) string {
+		var parts []string
+		for _, td := range l {
+			parts = append(parts, td.Content+":"+td.Status)
+		}
+		return strings.Join(parts, ",")
+	}
+	check := func(what string, r app.CheckpointRestore, want string) {
+		t.Helper()
+		if r.Conversation == nil || r.Conversation.Todos == nil {
+			t.Fatalf("%s: the reply's conversation carries no todos: %+v", what, r.Conversation)
+		}
+		if got := show(r.Conversation.Todos); got != want {
+			t.Errorf("%s: the reply's todos are %q, want %q", what, got, want)
+		}
+		if got := show(w.sess.Todos()); got != want {
+			t.Errorf("%s: the session's todos are %q, want %q", what, got, want)
+		}
+	}
+	r, err := w.env.RestoreCheckpoint(ctx, app.RestoreOptions{SessionID: w.sess.ID, Checkpoint: third.ID, Conversation: true, Live: w.sess.Session})
+	if err != nil {
+		t.Fatal(err)
+	}
+	check("restored to before the third turn", r, "a:in_progress")
+	u, err := w.env.UndoRestore(ctx, w.sess.ID, w.sess.Session)
+	if err != nil {
+		t.Fatal(err)
+	}
+	check("the restore undone", u, "a:completed,b:pending")
+	r, err = w.env.RestoreCheckpoint(ctx, app.RestoreOptions{SessionID: w.sess.ID, Checkpoint: first.ID, Conversation: true, Live: w.sess.Session})
+	if err != nil {
+		t.Fatal(err)
+	}
+	check("restored to before the first turn", r, "")
+	if b, _ := json.Marshal(r.Conversation); !strings.Contains(string(b), `"todos":[]`) {
+		t.Errorf("the reply's conversation = %s, want \"todos\":[]", b)
 	}
 }
