@@ -31,7 +31,9 @@ type checkpointState struct {
 func TestNvimPluginCheckpoints(t *testing.T) {
 	eachNvim(t, func(t *testing.T) {
 		r := newFileRun(t)
-		r.replay(pluginScript)
+		// The plugin's turn, with a todo list set on the way.
+		r.replay(strings.Replace(pluginScript, `"new_string":"hello agentls"}}`,
+			`"new_string":"hello agentls"}},{"name":"todos","input":{"todos":[{"content":"say hello","status":"in_progress","active_form":"Saying hello"}]}}`, 1))
 		const files = "files: put the files back to before this step"
 		r.env["AGENTLS_PLUGIN_ANSWERS"] = "Allow,#1," + files + ",#3," + files
 		r.env["AGENTLS_PLUGIN_REVIEW"] = "0"
@@ -50,6 +52,7 @@ func TestNvimPluginCheckpoints(t *testing.T) {
 			Chat        string `json:"chat"`
 			ChatUndone  string `json:"chat_undone"`
 			ChatResumed string `json:"chat_resumed"`
+			ChatTurn    string `json:"chat_turn"`
 			ChatRebuilt string `json:"chat_rebuilt"`
 		}
 		raw, _ := json.Marshal(rec.Raw)
@@ -174,6 +177,27 @@ func TestNvimPluginCheckpoints(t *testing.T) {
 		}
 		if strings.Index(shown, "## You") > strings.Index(shown, "_"+restored+"_") {
 			r.errorf("after the undo the turn is not back in its place, above the restores:\n%s", snap.ChatUndone)
+		}
+		// The chat's todos follow the conversation: the turn's list, none
+		// once the conversation went back to before the turn, the turn's
+		// again once that restore was undone.
+		todos := func(chat string) string {
+			_, t, ok := strings.Cut(chat, "## Todos")
+			if !ok {
+				return ""
+			}
+			t, _, _ = strings.Cut(t, "\n## Ask")
+			return "## Todos" + strings.TrimRight(t, "\n")
+		}
+		const turnTodos = "## Todos  (0/1: Saying hello)\n- [-] say hello  ← Saying hello"
+		for _, c := range []struct{ name, chat, want string }{
+			{"after the turn", snap.ChatTurn, turnTodos},
+			{"after the conversation's restore", snap.Chat, "## Todos\n(none)"},
+			{"after its undo", snap.ChatUndone, turnTodos},
+		} {
+			if got := todos(c.chat); got != c.want {
+				r.errorf("%s, the chat's todos:\n%s\nwant:\n%s\n(the chat:\n%s)", c.name, got, c.want, c.chat)
+			}
 		}
 		// A chat shown again by :AgentResume (from agentls.history, no turn
 		// ids) is rebuilt from the restored conversation: empty.

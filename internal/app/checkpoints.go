@@ -141,6 +141,9 @@ type RestoreOptions struct {
 	// Live is the session when it is open in this process: its
 	// conversation changes at once (else at its next resume).
 	Live *agent.Session
+	// only restores the checkpoint's own changes (UndoRestore: the
+	// steps after the restore keep theirs).
+	only bool
 }
 
 // CheckpointRestore is what a restore did.
@@ -160,6 +163,9 @@ type ConversationRestore struct {
 	// ids, as events name them): an editor's chat shows these and hides
 	// the rest (docs/checkpoints.md).
 	Turns []string `json:"turns"`
+	// Todos are the conversation's todo list now (empty: none), which
+	// the restore put back with it: an editor's chat shows these.
+	Todos []tools.Todo `json:"todos"`
 }
 
 // Partial reports whether a restore that ended in an error did part of
@@ -233,7 +239,7 @@ func (e *Env) RestoreCheckpoint(ctx context.Context, o RestoreOptions) (Checkpoi
 		convBefore = len(recs)
 	}
 	ro := checkpoint.RestoreOptions{SessionID: o.SessionID, To: o.Checkpoint, ConvSeq: convBefore,
-		CopyDir: filepath.Join(e.StateDir(), "checkpoints")}
+		CopyDir: filepath.Join(e.StateDir(), "checkpoints"), Only: o.only}
 	if o.Files {
 		out.Restore, err = eng.Restore(ctx, ro)
 	} else {
@@ -279,7 +285,8 @@ func (e *Env) rewind(ctx context.Context, st *store.Store, sessionID string, to 
 	if err != nil {
 		return nil, err
 	}
-	return &ConversationRestore{Records: to, Messages: len(r.History), Turns: turnsOf(said)}, nil
+	todos := append([]tools.Todo{}, r.Todos...)
+	return &ConversationRestore{Records: to, Messages: len(r.History), Turns: turnsOf(said), Todos: todos}, nil
 }
 
 // turnsOf lists the turns of a conversation's messages, each once, in order.
@@ -295,7 +302,9 @@ func turnsOf(said []agent.Said) []string {
 
 // UndoRestore undoes the session's last restore: its files when it
 // changed files, its conversation when it changed that; it is a restore
-// itself, so undoing again redoes.
+// itself, so undoing again redoes. It undoes that restore only: what
+// steps changed after it stays — a path they changed is kept and, when
+// the restore had changed it too, reported as a conflict.
 func (e *Env) UndoRestore(ctx context.Context, sessionID string, live *agent.Session) (CheckpointRestore, error) {
 	st, err := e.Store(ctx)
 	if err != nil {
@@ -315,7 +324,7 @@ func (e *Env) UndoRestore(ctx context.Context, sessionID string, live *agent.Ses
 				return CheckpointRestore{}, fmt.Errorf("the last restore (checkpoint %d) changed no file and not the conversation: there is nothing to undo", c.ID)
 			}
 			return e.RestoreCheckpoint(ctx, RestoreOptions{SessionID: sessionID, Checkpoint: c.ID, Files: files,
-				Conversation: conv, Live: live})
+				Conversation: conv, Live: live, only: true})
 		}
 	}
 	return CheckpointRestore{}, fmt.Errorf("session %s has no restore to undo", sessionID)

@@ -2,9 +2,12 @@ package app_test
 
 import (
 	"context"
+	"encoding/json"
 	"github.com/agentls/agentls/internal/agent/checkpoint/treetest"
 	"io/fs"
+	"maps"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -15,6 +18,7 @@ import (
 	"github.com/agentls/agentls/internal/agent/store"
 	"github.com/agentls/agentls/internal/app"
 	"github.com/agentls/agentls/internal/config"
+	"github.com/agentls/agentls/internal/tools"
 )
 
 // treeOf is a folder as data: every path's kind, mode and content or link
@@ -31,9 +35,19 @@ type cpWorld struct {
 func newCPWorld(t *testing.T) *cpWorld {
 	t.Helper()
 	root, _ := filepath.EvalSymlinks(t.TempDir())
+	return newCPWorldAt(t, root, false)
+}
+
+// newCPWorldAt is a cpWorld on root, a trusted workspace when trusted.
+func newCPWorldAt(t *testing.T, root string, trusted bool) *cpWorld {
+	t.Helper()
 	prov := &script{}
+	cfg := config.Config{Model: "test:script", Permissions: config.Permissions{Mode: "auto"}}
+	if trusted {
+		cfg.TrustedWorkspaces = []string{root}
+	}
 	a := app.New(app.Options{
-		Config:  config.Config{Model: "test:script", Permissions: config.Permissions{Mode: "auto"}},
+		Config:  cfg,
 		DataDir: t.TempDir(), StateDir: t.TempDir(),
 		Getenv:      func(string) string { return "" },
 		NewProvider: func(string, string) (agent.Provider, error) { return prov, nil },
@@ -57,8 +71,15 @@ func newCPWorld(t *testing.T) *cpWorld {
 // returns the turn's last checkpoint.
 func (w *cpWorld) turn(t *testing.T, command string) store.Checkpoint {
 	t.Helper()
+	return w.call(t, command, "bash", map[string]any{"command": command})
+}
+
+// call runs one turn in which the model calls tool with input and
+// returns the turn's last checkpoint.
+func (w *cpWorld) call(t *testing.T, command, tool string, input map[string]any) store.Checkpoint {
+	t.Helper()
 	w.prov.mu.Lock()
-	w.prov.steps = append(w.prov.steps, agent.Response{ToolCalls: []agent.ToolCall{toolCall("c", "bash", map[string]any{"command": command})}})
+	w.prov.steps = append(w.prov.steps, agent.Response{ToolCalls: []agent.ToolCall{toolCall("c", tool, input)}})
 	w.prov.mu.Unlock()
 	var mu sync.Mutex
 	var evs []agent.Event
@@ -332,5 +353,332 @@ func TestRestoreReportsWhatWasDoneBeforeAnError(t *testing.T) {
 	text := rep.ErrorText(func(p string) string { return filepath.Base(p) }, err)
 	if strings.Contains(text, "nothing was restored") || !strings.Contains(text, "two.txt") || !strings.Contains(text, "conversation was not restored") {
 		t.Errorf("text = %q", text)
+	}
+}
+
+// TestCheckpointChainOfBashSteps: a chain of real bash steps, one a turn
+// (a created file, sed -i, mkdir -p and cp, rm -rf of a folder that was
+// there from the start, mv, chmod +x, a symbolic link, a binary file).
+// Restored to before the first step, the tree is the very first snapshot
+// byte for byte (modes and links); undone, it is the snapshot after the
+// last step; restored to a middle checkpoint, it is the snapshot taken
+// before that step. Then a new step runs after that restore, and the
+// restore is undone: undoing a restore undoes that restore only — the new
+// step's file is kept, and a path the new step changed after the restore
+// put it back is kept too and reported as a conflict, never overwritten.
+func TestCheckpointChainOfBashSteps(t *testing.T) {
+	ctx := context.Background()
+	w := newCPWorld(t)
+	w.write(t, "a.txt", "alpha\nbeta\n", 0o644)
+	w.write(t, "old/keep.go", "package old\n", 0o644)
+	w.write(t, "old/deep/x.txt", "x\n", 0o600)
+	w.write(t, "run.sh", "echo hi\n", 0o644)
+	w.write(t, "logo.bin", "\x89PNG\x00\x01\xff", 0o644)
+	commands := []string{
+		"echo created > new.txt",
+		"sed -i 's/beta/gamma/' a.txt",
+		"mkdir -p d/e && cp a.txt d/e/copy.txt",
+		"rm -rf old",
+		"mv new.txt moved.txt",
+		"chmod +x run.sh",
+		"ln -s a.txt link",
+		"printf '\\000\\377\\001binary' > logo.bin",
+	}
+	snaps := []map[string]string{treetest.Tree(t, w.root)}
+	var cps []store.Checkpoint
+	for _, command := range commands {
+		c := w.turn(t, command)
+		if c.Tool != "bash" || c.Changed == 0 {
+			t.Fatalf("%s: checkpoint %+v", command, c)
+		}
+		cps = append(cps, c)
+		snaps = append(snaps, treetest.Tree(t, w.root))
+	}
+	restore := func(what string, id int64, want map[string]string) app.CheckpointRestore {
+		t.Helper()
+		r, err := w.env.RestoreCheckpoint(ctx, app.RestoreOptions{SessionID: w.sess.ID, Checkpoint: id, Files: true, Live: w.sess.Session})
+		if err != nil {
+			t.Fatalf("%s: %v", what, err)
+		}
+		if d := treetest.Diff(want, treetest.Tree(t, w.root)); d != "" {
+			t.Fatalf("%s: the tree differs:\n%s\n%+v", what, d, r)
+		}
+		if len(r.Conflicts)+len(r.Skipped) > 0 || len(r.Restored) == 0 {
+			t.Errorf("%s: restore reported %+v", what, r)
+		}
+		return r
+	}
+	undo := func(what string, want map[string]string) app.CheckpointRestore {
+		t.Helper()
+		u, err := w.env.UndoRestore(ctx, w.sess.ID, w.sess.Session)
+		if err != nil {
+			t.Fatalf("%s: %v", what, err)
+		}
+		if d := treetest.Diff(want, treetest.Tree(t, w.root)); d != "" {
+			t.Fatalf("%s: the tree differs:\n%s\n%+v", what, d, u)
+		}
+		return u
+	}
+	last := snaps[len(snaps)-1]
+	restore("restored to before the first step", cps[0].ID, snaps[0])
+	if u := undo("the restore undone", last); len(u.Conflicts)+len(u.Skipped) > 0 {
+		t.Errorf("undo reported %+v", u)
+	}
+	const middle = 3 // rm -rf old
+	restore("restored to before "+commands[middle], cps[middle].ID, snaps[middle])
+	// The restore undone and done again (undo of the undo): the same trees.
+	undo("the middle restore undone", last)
+	undo("the undo undone", snaps[middle])
+
+	// A new step after the restore: a new file, and run.sh (which the
+	// restore had put back to 0644) changed again.
+	w.turn(t, "echo fresh > fresh.txt && echo 'echo again' >> run.sh")
+	afterNew := treetest.Tree(t, w.root)
+	u, err := w.env.UndoRestore(ctx, w.sess.ID, w.sess.Session)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// What the undo should leave: the tree after the last step of the
+	// chain, with the new step's two paths as the new step left them.
+	want := maps.Clone(last)
+	want["fresh.txt"] = afterNew["fresh.txt"]
+	want["run.sh"] = afterNew["run.sh"]
+	if d := treetest.Diff(want, treetest.Tree(t, w.root)); d != "" {
+		t.Errorf("undoing the restore after a new step: the tree differs from the chain's end with the new step kept:\n%s\n%+v", d, u)
+	}
+	runSh := filepath.Join(w.root, "run.sh")
+	if len(u.Conflicts) != 1 || u.Conflicts[0].Path != runSh || u.Conflicts[0].Yours.Text == nil ||
+		*u.Conflicts[0].Yours.Text != "echo hi\necho again\n" || u.Conflicts[0].Checkpoint.Mode != "0755" {
+		t.Errorf("conflicts = %+v, want run.sh (the new step's version kept, the chain's 0755 one offered)", u.Conflicts)
+	}
+	if slices.Contains(u.Restored, filepath.Join(w.root, "fresh.txt")) {
+		t.Errorf("the undo removed the new step's fresh.txt: %+v", u)
+	}
+}
+
+// gitOut runs git in dir with none of the person's configuration and
+// returns its output.
+func gitOut(t *testing.T, dir string, args ...string) string {
+	t.Helper()
+	cmd := exec.Command("git", args...)
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "GIT_CONFIG_GLOBAL="+os.DevNull, "GIT_CONFIG_NOSYSTEM=1")
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("git %v: %v", args, err)
+	}
+	return string(out)
+}
+
+// TestCheckpointOfAGitCheckout: a step runs `git checkout other` (real
+// bash, confined by the sandbox, in a trusted workspace) in a repository
+// whose two branches differ by a file added, one removed, one changed and
+// one in a new folder. Restored to before the step, the working tree's
+// files are as before byte for byte. The .git folder is not
+// checkpointed, by design (git keeps it): the restore does not move HEAD
+// back, so HEAD stays on other and git status shows the restored files
+// as changes against other — exactly those, and nothing else.
+func TestCheckpointOfAGitCheckout(t *testing.T) {
+	ctx := context.Background()
+	root, _ := filepath.EvalSymlinks(t.TempDir())
+	writeFile := func(rel, content string) {
+		t.Helper()
+		p := filepath.Join(root, rel)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	writeFile("same.txt", "same\n")
+	writeFile("changed.txt", "main's\n")
+	writeFile("removed.txt", "only on main\n")
+	writeFile("lib/main.go", "package lib\n")
+	git(t, root, "init", "-q", "-b", "main")
+	git(t, root, "add", "-A")
+	git(t, root, "commit", "-q", "-m", "main")
+	git(t, root, "checkout", "-q", "-b", "other")
+	writeFile("changed.txt", "other's\n")
+	writeFile("added.txt", "only on other\n")
+	writeFile("newdir/deep/x.go", "package deep\n")
+	git(t, root, "rm", "-q", "removed.txt")
+	git(t, root, "add", "-A")
+	git(t, root, "commit", "-q", "-m", "other")
+	git(t, root, "checkout", "-q", "main")
+
+	w := newCPWorldAt(t, root, true)
+	before := treetest.Tree(t, root)
+	c := w.turn(t, "git checkout -q other")
+	if got := strings.TrimSpace(gitOut(t, root, "rev-parse", "--abbrev-ref", "HEAD")); got != "other" {
+		t.Fatalf("the step did not check out other: HEAD is %s", got)
+	}
+	if b, _ := os.ReadFile(filepath.Join(root, "changed.txt")); string(b) != "other's\n" {
+		t.Fatalf("changed.txt after the checkout: %q", b)
+	}
+	st, err := w.env.Store(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	full, err := st.GetCheckpoint(ctx, c.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var paths []string
+	for _, f := range full.Files {
+		rel, _ := filepath.Rel(root, f.Path)
+		paths = append(paths, rel)
+	}
+	slices.Sort(paths)
+	// The files git changed, and the folders it made; nothing of .git.
+	if want := []string{"added.txt", "changed.txt", "newdir", "newdir/deep", "newdir/deep/x.go", "removed.txt"}; !slices.Equal(paths, want) {
+		t.Errorf("the checkout's checkpoint holds %q, want %q", paths, want)
+	}
+	r, err := w.env.RestoreCheckpoint(ctx, app.RestoreOptions{SessionID: w.sess.ID, Checkpoint: c.ID, Files: true, Live: w.sess.Session})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := treetest.Diff(before, treetest.Tree(t, root)); d != "" {
+		t.Fatalf("restored to before the checkout, the working tree differs:\n%s\n%+v", d, r)
+	}
+	if len(r.Conflicts)+len(r.Skipped) > 0 {
+		t.Errorf("restore reported %+v", r)
+	}
+	// HEAD stays where the step put it: the restore put back files, not
+	// git's state.
+	if got := strings.TrimSpace(gitOut(t, root, "rev-parse", "--abbrev-ref", "HEAD")); got != "other" {
+		t.Errorf("HEAD after the restore is %s, want other (.git is not restored)", got)
+	}
+	status := gitOut(t, root, "status", "--porcelain", "--untracked-files=all")
+	want := " D added.txt\n M changed.txt\n D newdir/deep/x.go\n?? removed.txt\n"
+	if status != want {
+		t.Errorf("git status after the restore:\n%s\nwant main's files as changes against other:\n%s", status, want)
+	}
+	// What docs/checkpoints.md tells the person to do to put HEAD back
+	// too: a forced checkout of main, which loses nothing (the files are
+	// main's already) and leaves a clean status.
+	git(t, root, "checkout", "-q", "-f", "main")
+	if status := gitOut(t, root, "status", "--porcelain", "--untracked-files=all"); status != "" {
+		t.Errorf("git status after git checkout -f main: %q", status)
+	}
+	if d := treetest.Diff(before, treetest.Tree(t, root)); d != "" {
+		t.Errorf("after git checkout -f main, the working tree differs from before the step:\n%s", d)
+	}
+}
+
+// TestCheckpointOfLSPRename: the real lsp_rename (gopls, started by the
+// environment, confined) renames a function across two files as one
+// step. Restored to before it, both files are as before byte for byte;
+// the restore undone, both are renamed again.
+func TestCheckpointOfLSPRename(t *testing.T) {
+	if _, err := exec.LookPath("gopls"); err != nil {
+		home, _ := os.UserHomeDir()
+		bin := filepath.Join(home, "go", "bin")
+		if _, err := os.Stat(filepath.Join(bin, "gopls")); err != nil {
+			t.Fatal("gopls is not on PATH: install it with `go install golang.org/x/tools/gopls@v0.23.0`")
+		}
+		t.Setenv("PATH", os.Getenv("PATH")+string(os.PathListSeparator)+bin)
+	}
+	ctx := context.Background()
+	root, _ := filepath.EvalSymlinks(t.TempDir())
+	files := map[string]string{
+		"go.mod":   "module example.com/hello\n\ngo 1.22\n",
+		"hello.go": "package hello\n\n// Hello greets name.\nfunc Hello(name string) string {\n\treturn \"hello \" + name\n}\n",
+		"use.go":   "package hello\n\n// Use calls Hello.\nfunc Use() string { return Hello(\"wörld\") + Hello(\"b\") }\n",
+	}
+	for name, text := range files {
+		if err := os.WriteFile(filepath.Join(root, name), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	w := newCPWorldAt(t, root, true)
+	before := treetest.Tree(t, root)
+	c := w.call(t, "rename Hello to Hi", "lsp_rename", map[string]any{"symbol": "Hello", "new_name": "Hi"})
+	after := treetest.Tree(t, root)
+	for name, n := range map[string]int{"hello.go": 1, "use.go": 2} {
+		b, _ := os.ReadFile(filepath.Join(root, name))
+		if strings.Contains(string(b), "Hello(") || strings.Count(string(b), "Hi(") != n {
+			t.Fatalf("%s after lsp_rename:\n%s", name, b)
+		}
+	}
+	if c.Tool != "lsp_rename" || c.Changed != 2 {
+		t.Fatalf("the rename's checkpoint: %+v", c)
+	}
+	r, err := w.env.RestoreCheckpoint(ctx, app.RestoreOptions{SessionID: w.sess.ID, Checkpoint: c.ID, Files: true, Live: w.sess.Session})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := treetest.Diff(before, treetest.Tree(t, root)); d != "" {
+		t.Fatalf("restored to before the rename, the tree differs:\n%s\n%+v", d, r)
+	}
+	if len(r.Restored) != 2 || len(r.Conflicts)+len(r.Skipped) > 0 {
+		t.Errorf("restore reported %+v", r)
+	}
+	u, err := w.env.UndoRestore(ctx, w.sess.ID, w.sess.Session)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := treetest.Diff(after, treetest.Tree(t, root)); d != "" {
+		t.Fatalf("the restore undone, the tree differs from after the rename:\n%s\n%+v", d, u)
+	}
+	if len(u.Restored) != 2 || len(u.Conflicts)+len(u.Skipped) > 0 {
+		t.Errorf("undo reported %+v", u)
+	}
+}
+
+// A restore of the conversation puts its todo list back with it, in the
+// live session and in the reply (conversation.todos, for an editor's
+// chat); its undo brings the later list back; a restore to before any
+// list says none (an empty list, not a missing one).
+func TestCheckpointRestoreConversationTodos(t *testing.T) {
+	ctx := context.Background()
+	w := newCPWorld(t)
+	todos := func(list ...map[string]any) {
+		t.Helper()
+		w.call(t, "plan", "todos", map[string]any{"todos": list})
+	}
+	first := w.turn(t, "echo one > one.txt")
+	todos(map[string]any{"content": "a", "status": "in_progress", "active_form": "doing a"})
+	third := w.turn(t, "echo two > two.txt")
+	todos(map[string]any{"content": "a", "status": "completed"}, map[string]any{"content": "b", "status": "pending"})
+	if got := w.sess.Todos(); len(got) != 2 {
+		t.Fatalf("the session's todos: %+v", got)
+	}
+	show := func(l []tools.Todo) string {
+		var parts []string
+		for _, td := range l {
+			parts = append(parts, td.Content+":"+td.Status)
+		}
+		return strings.Join(parts, ",")
+	}
+	check := func(what string, r app.CheckpointRestore, want string) {
+		t.Helper()
+		if r.Conversation == nil || r.Conversation.Todos == nil {
+			t.Fatalf("%s: the reply's conversation carries no todos: %+v", what, r.Conversation)
+		}
+		if got := show(r.Conversation.Todos); got != want {
+			t.Errorf("%s: the reply's todos are %q, want %q", what, got, want)
+		}
+		if got := show(w.sess.Todos()); got != want {
+			t.Errorf("%s: the session's todos are %q, want %q", what, got, want)
+		}
+	}
+	r, err := w.env.RestoreCheckpoint(ctx, app.RestoreOptions{SessionID: w.sess.ID, Checkpoint: third.ID, Conversation: true, Live: w.sess.Session})
+	if err != nil {
+		t.Fatal(err)
+	}
+	check("restored to before the third turn", r, "a:in_progress")
+	u, err := w.env.UndoRestore(ctx, w.sess.ID, w.sess.Session)
+	if err != nil {
+		t.Fatal(err)
+	}
+	check("the restore undone", u, "a:completed,b:pending")
+	r, err = w.env.RestoreCheckpoint(ctx, app.RestoreOptions{SessionID: w.sess.ID, Checkpoint: first.ID, Conversation: true, Live: w.sess.Session})
+	if err != nil {
+		t.Fatal(err)
+	}
+	check("restored to before the first turn", r, "")
+	if b, _ := json.Marshal(r.Conversation); !strings.Contains(string(b), `"todos":[]`) {
+		t.Errorf("the reply's conversation = %s, want \"todos\":[]", b)
 	}
 }

@@ -12,7 +12,8 @@
 -- to before it (dismissed), and :AgentCheckpoints 1 conversation takes
 -- the conversation back to before the edit's prompt: the chat no longer
 -- shows the turn, its prompt back under "## Ask"; :AgentCheckpoints undo
--- shows it again; after :AgentResume of the session (a chat from
+-- shows it again, and the chat's todos go back and forth with it (the
+-- reply's conversation.todos); after :AgentResume of the session (a chat from
 -- agentls.history) the same restore rebuilds the chat. It records
 -- the buffer, its 'modified', the disk and its mtime at each step, the
 -- selects, the messages, the transcript, the chat and the diff's windows.
@@ -98,6 +99,7 @@ h.run_co(function(rec)
   -- what to restore to before that step ("restore to here"; dismissed).
   vim.cmd('AgentChat')
   local chat = vim.api.nvim_get_current_buf()
+  rec.chat_turn = h.text(chat)
   for i, l in ipairs(vim.api.nvim_buf_get_lines(chat, 0, -1, false)) do
     if l:find('^▸ edit a%.txt') then
       vim.api.nvim_win_set_cursor(0, { i, 0 })

@@ -108,6 +108,7 @@ class Agentls implements vscode.Disposable, ChatActions {
       notice: (level, text) => this.chat.addNotice(level, text),
       mark: (list) => this.chat.markCheckpoints(list),
       showTurns: (turns) => this.chat.showTurns(turns),
+      showTodos: (todos) => this.chat.showTodos(todos),
       retype: (prompt) => void this.chat.focusPrompt(prompt),
     });
     this.chat.connect(this);

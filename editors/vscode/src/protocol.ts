@@ -2,6 +2,8 @@
 // (docs/protocol.md). Types only, so both the extension and its unit tests
 // use them without VS Code.
 
+import type { Todo } from './chat/entries';
+
 /** Server commands (workspace/executeCommand). */
 export const serverCommand = {
   ask: 'agentls.ask',
@@ -200,7 +202,8 @@ export interface RestoreReply {
   skipped: Array<{ path: string; reason: string }> | null;
   /**
    * Set when the conversation was restored: the records it stands on, the
-   * messages the model sees, and the turns it holds (ids, oldest first).
+   * messages the model sees, the turns it holds (ids, oldest first) and
+   * its todo list now (the restore put it back; no todos event says so).
    */
-  conversation?: { records: number; messages: number; turns?: string[] };
+  conversation?: { records: number; messages: number; turns?: string[]; todos?: Todo[] };
 }

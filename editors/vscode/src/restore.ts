@@ -11,6 +11,7 @@ import * as fs from 'node:fs/promises';
 import * as vscode from 'vscode';
 
 import { diffable, hasRestore, restoreText, timeline, type TurnsChange, turnsText, whatChoices } from './checkpoints';
+import type { Todo } from './chat/entries';
 import { message } from './client';
 import type { Checkpoint, CheckpointConflict, CheckpointList, RestoreArgs, RestoreReply } from './protocol';
 import { serverCommand } from './protocol';
@@ -28,6 +29,8 @@ export interface RestoreHost {
   showTurns(turns: readonly string[]): TurnsChange;
   /** Puts a prompt back in the chat's box (unless the person is typing there). */
   retype(prompt: string): void;
+  /** Shows the todo list the conversation holds (a restore's conversation.todos). */
+  showTodos(todos: readonly Todo[]): void;
 }
 
 /** The URI scheme of a checkpoint's version of a file in a diff (read-only, no language server). */
@@ -147,6 +150,11 @@ export class Restore implements vscode.Disposable {
     const turns = reply.conversation?.turns;
     const shown = turns ? this.host.showTurns(turns) : undefined;
     this.host.notice(said.level, said.text + (shown ? turnsText(shown) : ''));
+    // Its todo list went back with it.
+    const todos = reply.conversation?.todos;
+    if (todos) {
+      this.host.showTodos(todos);
+    }
     if (shown?.prompt !== undefined) {
       this.host.retype(shown.prompt);
     }

@@ -285,6 +285,10 @@ function todos(e: TodosEntry): HTMLElement {
   const d = el('div', 'entry todos');
   d.appendChild(el('div', 'section-title', e.message ? `Plan — ${e.message}` : 'Plan'));
   const ul = el('ul');
+  if (e.todos.length === 0) {
+    // A restore took the conversation back to before its list.
+    ul.appendChild(el('li', 'todo none', '(none)'));
+  }
   for (const t of e.todos) {
     const mark = t.status === 'completed' ? '☑' : t.status === 'in_progress' ? '▶' : '☐';
     ul.appendChild(el('li', `todo ${t.status}`, `${mark} ${t.status === 'in_progress' && t.active_form ? t.active_form : t.content}`));

@@ -18,7 +18,9 @@
 // A restore undoes the checkpoints from the chosen one on, newest last
 // step first, but never over newer work: a path changed since the agent
 // last left it is a conflict, reported with both versions and left alone.
-// A restore is itself a checkpoint, so restoring to it undoes the restore.
+// A restore is itself a checkpoint, so restoring to it undoes the restore
+// (with RestoreOptions.Only, that restore alone: the steps since keep
+// their changes).
 package checkpoint
 
 import (
@@ -114,12 +116,14 @@ func (e *Engine) Close() {
 
 // Prepare walks the folders now (the first walk reads every file), so the
 // first step does not wait for it; and drops the baselines of workspace
-// folders not used for IndexUnused.
+// folders not used for IndexUnused. It may run late, while a step runs:
+// what it finds changed then is that step's.
 func (e *Engine) Prepare(ctx context.Context) error {
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	_, err := e.refreshLocked(ctx)
+	changes, err := e.refreshLocked(ctx)
 	if err == nil {
+		e.attribute(changes)
 		if _, perr := e.st.PruneIndexes(ctx, time.Now().Add(-IndexUnused)); perr != nil {
 			e.log.Warn("prune the baselines of unused workspace folders", "error", perr)
 		}

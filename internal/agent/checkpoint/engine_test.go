@@ -136,3 +136,43 @@ func testRestoreShellSteps(t *testing.T, mode string) {
 		}
 	}
 }
+
+// The background first walk (Prepare) may run while a step runs — late,
+// on a loaded machine: what it finds changed then is the step's, not lost
+// to the baseline. (It was: the first bash step of a session, run before
+// the walk got the engine, was checkpointed as changing nothing, and a
+// restore left its file; TestCheckpointsOfBashSteps failed now and then
+// on a loaded machine.)
+func TestPrepareDuringAStepKeepsItsChanges(t *testing.T) {
+	ctx := context.Background()
+	for _, walkOnly := range []bool{false, true} {
+		f := newFixture(t, checkpoint.DefaultOptions())
+		if walkOnly {
+			checkpoint.WalkOnly(f.e)
+		}
+		f.write(t, "a.txt", "a\n", 0o644)
+		p, err := f.e.Begin(ctx, checkpoint.Step{SessionID: "s", TurnID: "s-t1", Tool: "bash", Title: "step"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		f.write(t, "new.txt", "created\n", 0o644)
+		f.write(t, "a.txt", "changed\n", 0o644)
+		if err := f.e.Prepare(ctx); err != nil {
+			t.Fatal(err)
+		}
+		c, err := p.End(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(c.Files) != 2 {
+			t.Fatalf("walkOnly %v: the step's checkpoint holds %+v, want a.txt and new.txt", walkOnly, c.Files)
+		}
+		before := map[string]bool{}
+		for _, file := range c.Files {
+			before[filepath.Base(file.Path)] = file.Before.Exists()
+		}
+		if !before["a.txt"] || before["new.txt"] {
+			t.Errorf("walkOnly %v: states before the step: %+v", walkOnly, c.Files)
+		}
+	}
+}

@@ -109,6 +109,12 @@ type RestoreOptions struct {
 	// CopyDir receives the checkpoint's version of each conflict ("":
 	// none written).
 	CopyDir string
+	// Only restores checkpoint To's own changes, not those of the
+	// checkpoints after it (the undo of a restore): a path a later step
+	// changed again is as it was not left by To, so it is kept and
+	// reported as a conflict, and a path only later steps changed is
+	// left as it is.
+	Only bool
 }
 
 // action is one path a restore changes.
@@ -225,6 +231,9 @@ func (e *Engine) Restore(ctx context.Context, o RestoreOptions) (Restore, error)
 	}
 	if len(cps) == 0 || cps[0].ID != o.To {
 		return rep, fmt.Errorf("checkpoint %d: %w of this session (see the list of checkpoints)", o.To, store.ErrNoCheckpoint)
+	}
+	if o.Only {
+		cps = cps[:1]
 	}
 	p, err := e.begin(ctx, Step{SessionID: o.SessionID, Tool: "restore", Title: fmt.Sprintf("restore to checkpoint %d", o.To)},
 		store.CheckpointRestore, o.ConvSeq)

@@ -56,6 +56,9 @@ func (a editorApplier) ApplyOpen(ctx context.Context, ch tools.FileChange) (tool
 		edit.Changes = map[protocol.DocumentURI][]protocol.TextEdit{protocol.DocumentURI(uri): edits}
 	}
 	var raw json.RawMessage
+	// The didChange of the text the edit leaves is the agent's, even
+	// when it comes after the answer (Neovim debounces didChange).
+	s.expectAgentText(ch.Path, ch.New, true)
 	if err := s.callEditor(ctx, "workspace/applyEdit", protocol.ApplyWorkspaceEditParams{Label: ch.Label, Edit: edit}, &raw); err != nil {
 		return tools.Applied{}, err
 	}
@@ -70,6 +73,7 @@ func (a editorApplier) ApplyOpen(ctx context.Context, ch tools.FileChange) (tool
 		res.Applied = b
 	}
 	if !res.Applied {
+		s.expectAgentText(ch.Path, "", false)
 		return tools.Applied{}, &tools.NotAppliedError{Reason: res.FailureReason}
 	}
 	switch {

@@ -143,3 +143,61 @@ func TestSaveDuringAStepSurvivesARestore(t *testing.T) {
 		t.Errorf("restore: %v %s, want mine.txt's conflict", err, raw)
 	}
 }
+
+// The didChange of the agent's own edit may come after the editor
+// answered the applyEdit (Neovim debounces didChange), while the edit's
+// step still runs (it waits for that didChange, for the language server's
+// diagnostics): it is the agent's change, not the person's, so the step's
+// checkpoint does not mark the file as holding the person's work, and a
+// restore puts the buffer back without a conflict.
+func TestLateDidChangeOfTheAgentsEditIsNotThePersons(t *testing.T) {
+	requireGopls(t)
+	ctx := ctxT(t)
+	prov := script(t, `{"turns":[
+		{"tool_calls":[{"name":"view","input":{"file_path":"a.go"}}]},
+		{"tool_calls":[{"name":"edit","input":{"file_path":"a.go","old_string":"println(\"old\")","new_string":"println(\"new\")"}}]},
+		{"text":"done"}]}`)
+	ed, root := setup(t, map[string]string{"go.mod": "module example.com/a\n\ngo 1.22\n", "a.go": tabbed}, prov, func(o *fake.Options) {
+		o.Server.DataDir = t.TempDir()
+		o.Server.ModeFlag = "auto"
+		o.ChangeDelay = 150 * time.Millisecond
+	})
+	a := filepath.Join(root, "a.go")
+	if err := ed.Open(ctx, a, tabbed); err != nil {
+		t.Fatal(err)
+	}
+	res, _ := ed.Ask(ctx, lsp.AskArgs{Prompt: "change"})
+	evs, err := ed.WaitTurnEnd(ctx, res.TurnID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	toolResult(t, evs, "edit")
+	if got, _ := ed.Buffer(a); !strings.Contains(got, `"new"`) {
+		t.Fatalf("edit did not land: %q", got)
+	}
+	raw, err := ed.ExecuteCommand(ctx, lsp.CommandCheckpoints, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var list lsp.CheckpointList
+	if err := json.Unmarshal(raw, &list); err != nil || len(list.Checkpoints) != 1 {
+		t.Fatalf("checkpoints: %v %s", err, raw)
+	}
+	raw, err = ed.ExecuteCommand(ctx, lsp.CommandRestoreCheckpoint, lsp.CheckpointArgs{Checkpoint: list.Checkpoints[0].ID})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rep struct {
+		Restored  []string          `json:"restored"`
+		Conflicts []json.RawMessage `json:"conflicts"`
+	}
+	if err := json.Unmarshal(raw, &rep); err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.Conflicts) != 0 || len(rep.Restored) != 1 {
+		t.Errorf("restore = %s, want a.go put back, no conflict", raw)
+	}
+	if got, _ := ed.Buffer(a); got != tabbed {
+		t.Errorf("buffer after restore = %q", got)
+	}
+}

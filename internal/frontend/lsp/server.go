@@ -105,6 +105,11 @@ type Server struct {
 	// the editor: the didChange and didSave they cause are not the
 	// person's (personChanged).
 	agentEdits map[string]int
+	// agentTexts are, by path, the buffer texts the agent's edits applied
+	// through the editor leave, until a didChange brings that text: the
+	// editor may send it after answering the applyEdit (Neovim debounces
+	// didChange), and it is still the agent's change.
+	agentTexts map[string]string
 	inline     inlineState   // inline completion (inline.go)
 	next       nextEditState // next-edit suggestions (nextedit.go)
 	symbols    symbolLookups // the symbols near the cursor (inlinectx.go)

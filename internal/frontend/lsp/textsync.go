@@ -47,7 +47,8 @@ func (s *Server) didChange(params json.RawMessage) error {
 		s.log.Warn(warn)
 	}
 	if err == nil {
-		s.personChanged(uri)
+		now, _, _ := s.docs.GetURI(uri)
+		s.personChanged(uri, &now)
 		s.touchLSP(uri, false)
 		if path, perr := overlay.URIToPath(uri); perr == nil && track {
 			after, _, _ := s.docs.GetURI(uri)
@@ -123,25 +124,47 @@ func (s *Server) didSave(params json.RawMessage) error {
 	if err := decode(params, &p); err != nil {
 		return err
 	}
-	s.personChanged(string(p.TextDocument.URI))
+	s.personChanged(string(p.TextDocument.URI), nil)
 	return nil
 }
 
 // personChanged tells the checkpoints that the person changed the document
 // uri in the editor — unless the change is the agent's own edit being
-// applied through the editor (editorApplier) — so a step running now does
-// not take the person's work as its change.
-func (s *Server) personChanged(uri string) {
+// applied through the editor (editorApplier), or the didChange that brings
+// the text that edit left, however late it comes — so a step running now
+// does not take the person's work as its change. text is the document's
+// text after a didChange (nil for a save).
+func (s *Server) personChanged(uri string, text *string) {
 	path, err := overlay.URIToPath(uri)
 	if err != nil || s.env == nil {
 		return
 	}
 	s.mu.Lock()
 	agent := s.agentEdits[path] > 0
+	if want, ok := s.agentTexts[path]; ok && text != nil && *text == want {
+		agent = true
+		delete(s.agentTexts, path)
+	}
 	s.mu.Unlock()
 	if !agent {
 		s.env.PersonChanged(path)
 	}
+}
+
+// expectAgentText records the buffer text the agent's edit of path will
+// leave (its didChange is the agent's, even after the applyEdit's
+// answer); "" with ok false forgets it (the edit was not applied).
+func (s *Server) expectAgentText(path, text string, ok bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if !ok {
+		delete(s.agentTexts, path)
+		return
+	}
+	if s.agentTexts == nil {
+		s.agentTexts = map[string]string{}
+	}
+	s.agentTexts[path] = text
 }
 
 // agentEditing marks the agent's edit of path being applied through the

@@ -243,6 +243,55 @@ local function stream(chat, field, kind, text, whole, turn)
 end
 
 --- event shows one agentls/event in its session's chat.
+-- set_todos shows the todo list todos (the agent's list, as a todos
+-- event carries it) with message (its progress) in chat's todos block,
+-- made the first time between the transcript and the prompt.
+local function set_todos(chat, todos, message)
+  todos = util.list(todos, function(td)
+    return type(td) == 'table' and td or nil
+  end)
+  local b = chat.todos or { kind = 'todos' }
+  b.todos, b.message = todos, message
+  if chat.todos then
+    put(chat, b, chat.prompt_mark)
+  else
+    -- The todos sit between the transcript and the prompt.
+    local at = row(chat, chat.prompt_mark)
+    vim.api.nvim_buf_set_lines(chat.buf, at, at, false, render.todos(b))
+    b.mark = vim.api.nvim_buf_set_extmark(chat.buf, ns, at, 0, {})
+    chat.todos = b
+  end
+end
+
+--- progress is a todo list's progress as the server words it: done/all,
+--- and the one in progress.
+local function progress(todos)
+  local done, current = 0, nil
+  for _, td in ipairs(todos) do
+    if td.status == 'completed' then
+      done = done + 1
+    elseif td.status == 'in_progress' then
+      current = util.present(td.active_form) and td.active_form or tostring(td.content or '')
+    end
+  end
+  return string.format('%d/%d', done, #todos) .. (current and (': ' .. current) or '')
+end
+
+--- show_todos makes client id's chat show the todo list the conversation
+--- holds after a restore (its reply's conversation.todos): the todos block
+--- gets that list ("(none)" when it is empty); a chat that never showed
+--- one shows none for an empty list.
+function M.show_todos(client_id, todos)
+  local chat = M.of(client_id)
+  todos = util.list(todos, function(td)
+    return type(td) == 'table' and td or nil
+  end)
+  if not chat.todos and #todos == 0 then
+    return
+  end
+  set_todos(chat, todos, #todos > 0 and progress(todos) or nil)
+end
+
 function M.event(ev, client_id)
   if type(ev.session_id) == 'string' and ev.session_id ~= '' then
     bind(client_id, ev.session_id)
@@ -294,20 +343,7 @@ function M.event(ev, client_id)
     b.is_error = ev.is_error == true
     update(chat, b)
   elseif t == 'todos' then
-    local todos = util.list(ev.todos, function(td)
-      return type(td) == 'table' and td or nil
-    end)
-    local b = chat.todos or { kind = 'todos' }
-    b.todos, b.message = todos, ev.message
-    if chat.todos then
-      put(chat, b, chat.prompt_mark)
-    else
-      -- The todos sit between the transcript and the prompt.
-      local at = row(chat, chat.prompt_mark)
-      vim.api.nvim_buf_set_lines(chat.buf, at, at, false, render.todos(b))
-      b.mark = vim.api.nvim_buf_set_extmark(chat.buf, ns, at, 0, {})
-      chat.todos = b
-    end
+    set_todos(chat, ev.todos, ev.message)
   elseif t == 'instructions' then
     -- Which AGENTS.md files the model reads, when that changes.
     local files = util.list(ev.files, function(f)

@@ -134,7 +134,8 @@ local function report(id, result, undo)
     line = line .. string.format('; the conversation is back to %s message(s)', tostring(result.conversation.messages))
   end
   transcript.add({ line })
-  M.show_conversation(id, type(result.conversation) == 'table' and result.conversation.turns, (line:gsub('^↶ ', '')))
+  local conv = type(result.conversation) == 'table' and result.conversation or nil
+  M.show_conversation(id, conv and conv.turns, (line:gsub('^↶ ', '')), conv and conv.todos)
   local opened = 0
   for _, c in ipairs(conflicts) do
     if opened < M.max_diffs and M.diff(vim.tbl_extend('keep', { to = result.to }, c), root) then
@@ -148,8 +149,12 @@ end
 --- restore left the conversation alone), are shown and the others
 --- hidden; said, the restore's report, goes last, with what the chat
 --- hides or shows again. A chat shown again on resume (whose prompts do
---- not name their turns) is rebuilt from agentls.history instead.
-function M.show_conversation(id, turns, said)
+--- not name their turns) is rebuilt from agentls.history instead. todos,
+--- the todo list the conversation holds now, replaces the chat's.
+function M.show_conversation(id, turns, said, todos)
+  if type(todos) == 'table' then
+    chat.show_todos(id, todos)
+  end
   if type(turns) ~= 'table' then
     return chat.notice(id, said)
   end

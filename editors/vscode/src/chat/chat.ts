@@ -5,7 +5,7 @@
 import * as vscode from 'vscode';
 
 import type { AgentEvent } from '../events';
-import type { AskEntry, Entry, NoticeEntry } from './entries';
+import type { AskEntry, Entry, NoticeEntry, Todo } from './entries';
 import type { ChatStatus, FromView } from './messages';
 import { ChatStore } from './store';
 import { Transcript, type TurnsShown } from './transcript';
@@ -97,6 +97,11 @@ export class Chat implements vscode.Disposable {
     const { changed, ...shown } = this.transcript.showTurns(turns);
     this.changed(changed);
     return shown;
+  }
+
+  /** Shows the todo list the conversation holds after a restore (Transcript.showTodos). */
+  showTodos(todos: readonly Todo[]): void {
+    this.changed(this.transcript.showTodos(todos));
   }
 
   addNotice(level: NoticeEntry['level'], text: string): void {

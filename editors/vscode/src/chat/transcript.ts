@@ -4,7 +4,7 @@
 // redraws only those. No vscode import (unit-tested in plain node).
 
 import { type AgentEvent, type Usage, usageLine } from '../events';
-import type { AskEntry, Entry, NoticeEntry, TextEntry, TodosEntry, ToolEntry, UserEntry } from './entries';
+import type { AskEntry, Entry, NoticeEntry, TextEntry, Todo, TodosEntry, ToolEntry, UserEntry } from './entries';
 
 /** Most entries kept (and stored); older ones are dropped first. */
 export const maxEntries = 500;
@@ -119,7 +119,9 @@ export class Transcript {
       const drop = !held.has(g.turn);
       let changed = false;
       for (const e of g.entries) {
-        if (e.kind === 'notice' && !e.turnId) {
+        // The extension's own notices, and the todo lists a restore
+        // showed, belong to no turn.
+        if ((e.kind === 'notice' || e.kind === 'todos') && !e.turnId) {
           continue;
         }
         if (!!e.dropped !== drop) {
@@ -142,6 +144,23 @@ export class Transcript {
       }
     }
     return out;
+  }
+
+  /**
+   * Shows the todo list the conversation holds after a restore (its
+   * reply's conversation.todos; no todos event says so): when the last
+   * list the chat shows is another (or none while the conversation has
+   * one), a new list of no turn says what it is now — an empty one says
+   * there is none. Returns the entries that changed.
+   */
+  showTodos(todos: readonly Todo[]): Entry[] {
+    const shown = [...this.list].reverse().find((x): x is TodosEntry => x.kind === 'todos' && !x.dropped);
+    const same = (a: readonly Todo[], b: readonly Todo[]) =>
+      a.length === b.length && a.every((t, i) => t.content === b[i].content && t.status === b[i].status && (t.active_form ?? '') === (b[i].active_form ?? ''));
+    if (shown ? same(shown.todos, todos) : todos.length === 0) {
+      return [];
+    }
+    return [this.push({ kind: 'todos', id: this.id(), todos: [...todos], message: todoProgress(todos) })];
   }
 
   /** Shows a question; its id is the ask's own (agentls/ask's id). */
@@ -404,6 +423,17 @@ function groups(list: readonly Entry[]): Array<{ turn?: string; entries: Entry[]
     }
   }
   return out;
+}
+
+/** A todo list's progress as the server words it: done/all, and the one in progress; none for an empty list. */
+export function todoProgress(todos: readonly Todo[]): string | undefined {
+  if (todos.length === 0) {
+    return undefined;
+  }
+  const done = todos.filter((t) => t.status === 'completed').length;
+  const current = todos.find((t) => t.status === 'in_progress');
+  const now = current ? current.active_form || current.content : '';
+  return `${done}/${todos.length}${now ? `: ${now}` : ''}`;
 }
 
 function isOpenAsk(e: Entry): boolean {

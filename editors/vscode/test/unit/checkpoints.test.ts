@@ -5,8 +5,8 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 
 import { diffable, hasRestore, restoreText, timeline, turnsText, whatChoices } from '../../src/checkpoints';
-import type { ToolEntry } from '../../src/chat/entries';
-import { Transcript } from '../../src/chat/transcript';
+import type { TodosEntry, ToolEntry } from '../../src/chat/entries';
+import { todoProgress, Transcript } from '../../src/chat/transcript';
 import type { Checkpoint, RestoreReply } from '../../src/protocol';
 
 const t1 = { session_id: 's1', turn_id: 's1-t1' };
@@ -158,4 +158,45 @@ test('turnsText: the turns hidden and the prompt back in the box; the turns show
   assert.match(turnsText({ dropped: 2, back: 0, prompt: 'two' }), /no longer shows the 2 turns the agent forgot; the prompt is back in the box.*Undo the last restore brings them back/);
   assert.match(turnsText({ dropped: 1, back: 0 }), /the 1 turn the agent forgot\. Undo/);
   assert.match(turnsText({ dropped: 0, back: 1 }), /shows again the 1 turn the agent remembers again/);
+});
+
+test('showTodos: after a restore the chat shows the todo list the conversation holds; a list of no turn stays when turns are hidden', () => {
+  const a = [{ content: 'a', status: 'in_progress', active_form: 'doing a' }];
+  const b = [{ content: 'a', status: 'completed' }, { content: 'b', status: 'pending' }];
+  const t = new Transcript();
+  t.setTurn(t.addUser('one').id, 's1-t1');
+  t.onEvent({ ...t1, type: 'todos', todos: a, message: '0/1: doing a' });
+  t.setTurn(t.addUser('two').id, 's1-t2');
+  t.onEvent({ ...t2, type: 'todos', todos: b, message: '1/2' });
+  const lists = () => t.entries.filter((e): e is TodosEntry => e.kind === 'todos' && !e.dropped).map((e) => [e.message, e.todos.map((x) => `${x.content}:${x.status}`).join(',')]);
+  // Restored to before the second turn: its list goes with it, and the
+  // first turn's is what the conversation holds: nothing to add.
+  t.showTurns(['s1-t1']);
+  assert.deepEqual(t.showTodos(a), []);
+  assert.deepEqual(lists(), [['0/1: doing a', 'a:in_progress']]);
+  // A list the chat does not show (a chat that did not see it set): shown.
+  const c = [{ content: 'c', status: 'in_progress', active_form: 'Doing c' }, { content: 'd', status: 'completed' }];
+  const [added] = t.showTodos(c) as TodosEntry[];
+  assert.equal(added.kind, 'todos');
+  assert.equal(added.turnId, undefined);
+  assert.equal(added.message, '1/2: Doing c');
+  assert.deepEqual(lists().at(-1), ['1/2: Doing c', 'c:in_progress,d:completed']);
+  // It belongs to no turn: hiding every turn leaves it.
+  t.showTurns([]);
+  assert.deepEqual(lists(), [['1/2: Doing c', 'c:in_progress,d:completed']]);
+  // The conversation has no list any more: an empty one says so, once.
+  const [none] = t.showTodos([]) as TodosEntry[];
+  assert.deepEqual(none.todos, []);
+  assert.equal(none.message, undefined);
+  assert.deepEqual(t.showTodos([]), []);
+  // A chat that shows no list and a conversation with none: nothing.
+  assert.deepEqual(new Transcript().showTodos([]), []);
+});
+
+test('restoreText and RestoreReply: a reply carries the conversation\'s todos', () => {
+  const reply: RestoreReply = { to: 3, undo: 4, restored: [], conflicts: [], skipped: [],
+    conversation: { records: 2, messages: 2, turns: ['s1-t1'], todos: [{ content: 'a', status: 'pending' }] } };
+  assert.equal(reply.conversation?.todos?.[0].content, 'a');
+  assert.equal(todoProgress(reply.conversation?.todos ?? []), '0/1');
+  assert.equal(todoProgress([]), undefined);
 });

@@ -76,6 +76,10 @@ type Options struct {
 	AnswerApplyEdit func(ctx context.Context, e *Editor, params json.RawMessage) (any, error)
 	// EditTimeout is the server's lsp.Options.EditTimeout.
 	EditTimeout time.Duration
+	// ChangeDelay, when set, sends the didChange of an applied edit this
+	// long after answering the applyEdit, as Neovim does (it debounces
+	// didChange, 150 ms by default).
+	ChangeDelay time.Duration
 }
 
 // DefaultCapabilities is what a capable client declares.
@@ -605,10 +609,18 @@ func (e *Editor) applyEdit(ctx context.Context, raw json.RawMessage) (bool, stri
 			return false, err.Error()
 		}
 		text, _, _ := e.buffers.Get(path)
-		if err := e.conn.Notify(ctx, "textDocument/didChange", map[string]any{
+		params := map[string]any{
 			"textDocument":   map[string]any{"uri": d.uri, "version": v},
 			"contentChanges": []any{map[string]any{"text": text}},
-		}); err != nil {
+		}
+		if e.opts.ChangeDelay > 0 {
+			go func() {
+				time.Sleep(e.opts.ChangeDelay)
+				_ = e.conn.Notify(ctx, "textDocument/didChange", params)
+			}()
+			continue
+		}
+		if err := e.conn.Notify(ctx, "textDocument/didChange", params); err != nil {
 			return false, err.Error()
 		}
 	}
