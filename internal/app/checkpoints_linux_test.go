@@ -114,17 +114,7 @@ func (w *cpWorld) call(t *testing.T, command, tool string, input map[string]any)
 }
 
 func (w *cpWorld) write(t *testing.T, rel, content string, mode fs.FileMode) {
-	t.Helper()
-	p := filepath.Join(w.root, rel)
-	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(p, []byte(content), mode); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.Chmod(p, mode); err != nil {
-		t.Fatal(err)
-	}
+	treetest.Write(t, w.root, rel, content, mode)
 }
 
 // TestCheckpointsOfBashSteps: real bash steps (the environment's bash

@@ -4,7 +4,6 @@ import (
 	"context"
 	"github.com/agentls/agentls/internal/agent/checkpoint/treetest"
 	"io/fs"
-	"os"
 	"os/exec"
 	"path/filepath"
 	"testing"
@@ -45,17 +44,7 @@ func fixtureAt(tb testing.TB, root string, opts checkpoint.Options) *fixture {
 }
 
 func (f *fixture) write(t *testing.T, rel, content string, mode fs.FileMode) {
-	t.Helper()
-	p := filepath.Join(f.root, rel)
-	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(p, []byte(content), mode); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.Chmod(p, mode); err != nil {
-		t.Fatal(err)
-	}
+	treetest.Write(t, f.root, rel, content, mode)
 }
 
 // step runs a shell command as one checkpointed step and returns its

@@ -73,3 +73,19 @@ func Diff(a, b map[string]string) string {
 	slices.Sort(d)
 	return strings.Join(d, "\n")
 }
+
+// Write makes the file rel below root with content and exactly mode
+// (whatever the umask), and its folders.
+func Write(t testing.TB, root, rel, content string, mode fs.FileMode) {
+	t.Helper()
+	p := filepath.Join(root, rel)
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(p, []byte(content), mode); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chmod(p, mode); err != nil {
+		t.Fatal(err)
+	}
+}
