@@ -9,7 +9,13 @@
 // does not wait forever); and it leaves out null params, which JSON-RPC
 // allows and some servers (tsgo) require. Writes are queued and written by
 // one goroutine, so the reading side never waits on a peer that is itself
-// busy writing to us (a synchronous pipe would deadlock).
+// busy writing to us (a synchronous pipe would deadlock); what is queued
+// together goes out in one write.
+//
+// A relay (agentls serve --wrap) need not decode what it passes on:
+// ReadBody returns a body undecoded, Scan reads its id and method and
+// validates it, and WriteRaw writes it on under another id with its
+// params or result as they came; Decode is the full decode for the rest.
 package framing
 
 import (
@@ -89,11 +95,28 @@ func New(rwc io.ReadWriteCloser, o Options) *Stream {
 	return s
 }
 
-// writer writes queued frames in order until the stream closes.
+// writeBufferSize is the size of the buffer the writer gathers frames in.
+const writeBufferSize = 64 << 10
+
+// writer writes queued messages in order until the stream closes. It
+// takes every message queued at once and writes them through a buffer,
+// flushed whenever the queue is empty: messages queued together go out
+// in one write, and none waits for a later one.
 func (s *Stream) writer() {
 	defer close(s.stopped)
+	w := bufio.NewWriterSize(s.out, writeBufferSize)
+	var batch [][]byte
+	var header [32]byte
 	for {
 		s.mu.Lock()
+		if len(s.queue) == 0 && w.Buffered() > 0 {
+			s.mu.Unlock()
+			if err := w.Flush(); err != nil {
+				s.failWrite(err)
+				return
+			}
+			continue
+		}
 		for len(s.queue) == 0 && !s.closed {
 			s.cond.Wait()
 		}
@@ -101,25 +124,55 @@ func (s *Stream) writer() {
 			s.mu.Unlock()
 			return
 		}
-		frame := s.queue[0]
-		s.queue[0] = nil
-		s.queue = s.queue[1:]
+		batch, s.queue = s.queue, batch[:0]
 		s.mu.Unlock()
-		if _, err := s.out.Write(frame); err != nil {
-			s.mu.Lock()
-			if s.werr == nil {
-				s.werr = fmt.Errorf("%w: write: %v", ErrTransport, err)
+		for i, body := range batch {
+			h := append(header[:0], "Content-Length: "...)
+			h = strconv.AppendInt(h, int64(len(body)), 10)
+			h = append(h, "\r\n\r\n"...)
+			_, err := w.Write(h)
+			if err == nil {
+				_, err = w.Write(body)
 			}
-			s.queue, s.closed = nil, true
-			s.mu.Unlock()
-			return
+			if err != nil {
+				s.failWrite(err)
+				return
+			}
+			batch[i] = nil
 		}
 	}
+}
+
+// failWrite ends the stream after a failed write.
+func (s *Stream) failWrite(err error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.werr == nil {
+		s.werr = fmt.Errorf("%w: write: %v", ErrTransport, err)
+	}
+	s.queue, s.closed = nil, true
 }
 
 // Read returns the next well-formed message, answering or skipping the
 // malformed ones.
 func (s *Stream) Read(ctx context.Context) (jsonrpc2.Message, int64, error) {
+	var total int64
+	for {
+		body, n, err := s.ReadBody(ctx)
+		total += n
+		if err != nil {
+			return nil, total, err
+		}
+		if msg, err := s.Decode(body); err == nil {
+			return msg, total, nil
+		}
+	}
+}
+
+// ReadBody returns the body of the next well-framed message, undecoded
+// (for Scan), skipping malformed frames as Read does. n counts every byte
+// read. The body is the caller's: the Stream does not reuse it.
+func (s *Stream) ReadBody(ctx context.Context) (body []byte, n int64, err error) {
 	var total int64
 	for {
 		if err := ctx.Err(); err != nil {
@@ -151,12 +204,20 @@ func (s *Stream) Read(ctx context.Context) (jsonrpc2.Message, int64, error) {
 		if err != nil {
 			return nil, total, fmt.Errorf("%w: read message body (%d of %d bytes): %v", ErrTransport, m, length, err)
 		}
-		msg, err := decodeMessage(body)
-		if err == nil {
-			return msg, total, nil
-		}
-		s.rejectBody(body, err)
+		return body, total, nil
 	}
+}
+
+// Decode decodes a body ReadBody returned as Read does. A body that is not
+// a valid JSON-RPC message is answered or skipped as Read answers or skips
+// it, and the error says why; the caller reads on.
+func (s *Stream) Decode(body []byte) (jsonrpc2.Message, error) {
+	msg, err := decodeMessage(body)
+	if err != nil {
+		s.rejectBody(body, err)
+		return nil, err
+	}
+	return msg, nil
 }
 
 // readHeader reads one header block. It returns the content length, or -1
@@ -434,14 +495,21 @@ func encodeMessage(msg jsonrpc2.Message) ([]byte, error) {
 	return append(buf, '}'), nil
 }
 
-// writeFrame queues one framed message. It fails only once the stream is
-// closed or a write has failed.
+// WriteRaw passes on a message Scan read, under id when it is a call or a
+// response: its method, params and result are written as they came, not
+// re-encoded.
+func (s *Stream) WriteRaw(r Raw, id jsonrpc2.ID) error {
+	body, err := AppendBody(make([]byte, 0, len(r.Params)+len(r.Result)+len(r.Method)+64), r, id)
+	if err != nil {
+		return fmt.Errorf("marshal message id: %w", err)
+	}
+	return s.writeFrame(body)
+}
+
+// writeFrame queues one message's body, which the Stream owns from now
+// on, to be framed and written. It fails only once the stream is closed
+// or a write has failed.
 func (s *Stream) writeFrame(body []byte) error {
-	frame := make([]byte, 0, len(body)+32)
-	frame = append(frame, "Content-Length: "...)
-	frame = strconv.AppendInt(frame, int64(len(body)), 10)
-	frame = append(frame, "\r\n\r\n"...)
-	frame = append(frame, body...)
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.werr != nil {
@@ -450,7 +518,7 @@ func (s *Stream) writeFrame(body []byte) error {
 	if s.closed {
 		return ErrTransport
 	}
-	s.queue = append(s.queue, frame)
+	s.queue = append(s.queue, body)
 	s.cond.Signal()
 	return nil
 }

@@ -171,3 +171,66 @@ func TestHeaderGluedToOverlongLine(t *testing.T) {
 		s.Close()
 	}
 }
+
+// TestWritesGatheredInOrder: messages queued faster than the peer reads
+// (written in gathered batches) all arrive, whole and in order, whether
+// written by Write, WriteResponse or WriteRaw, and those queued before
+// Close are flushed by it.
+func TestWritesGatheredInOrder(t *testing.T) {
+	a, b := net.Pipe()
+	s := New(a, Options{})
+	defer b.Close()
+	const n = 3000
+	big := strings.Repeat("x", writeBufferSize)
+	go func() {
+		ctx := context.Background()
+		for i := range n {
+			id := jsonrpc2.NewNumberID(int32(i))
+			switch i % 3 {
+			case 0:
+				c, _ := jsonrpc2.NewCall(id, "m", map[string]int{"i": i})
+				_, _ = s.Write(ctx, c)
+			case 1:
+				text := "small"
+				if i%300 == 1 {
+					text = big // larger than the write buffer
+				}
+				_ = s.WriteResponse(ctx, id, []byte(strconv.Quote(text)), nil)
+			case 2:
+				r, ok := Scan([]byte(`{"id":0,"method":"raw","params":[` + strconv.Itoa(i) + `]}`))
+				if !ok {
+					panic("not scanned")
+				}
+				_ = s.WriteRaw(r, id)
+			}
+		}
+		s.Close()
+	}()
+	in := New(b, Options{MaxMessageSize: 1 << 20})
+	for i := range n {
+		msg, _, err := in.Read(context.Background())
+		if err != nil {
+			t.Fatalf("message %d: %v", i, err)
+		}
+		var id jsonrpc2.ID
+		switch m := msg.(type) {
+		case *jsonrpc2.Call:
+			id = m.ID()
+			want := `{"i":` + strconv.Itoa(i) + `}`
+			if i%3 == 2 {
+				want = `[` + strconv.Itoa(i) + `]`
+			}
+			if string(m.Params()) != want {
+				t.Fatalf("message %d has params %s", i, m.Params())
+			}
+		case *jsonrpc2.Response:
+			id = m.ID()
+			if i%300 == 1 && len(m.Result()) != len(big)+2 {
+				t.Fatalf("message %d has a result of %d bytes", i, len(m.Result()))
+			}
+		}
+		if id != jsonrpc2.NewNumberID(int32(i)) {
+			t.Fatalf("message %d came as %#v", i, msg)
+		}
+	}
+}

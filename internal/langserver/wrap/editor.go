@@ -6,6 +6,8 @@ import (
 	"sync/atomic"
 
 	"go.lsp.dev/jsonrpc2"
+
+	"github.com/agentls/agentls/internal/langserver/framing"
 )
 
 // Route says who answers one of the editor's requests.
@@ -57,8 +59,65 @@ func (e *Editor) Mux() *Mux {
 	}
 }
 
+// rawStream is a stream whose bodies can be scanned and passed on
+// undecoded (framing.Stream).
+type rawStream interface {
+	ReadBody(ctx context.Context) ([]byte, int64, error)
+	Decode(body []byte) (jsonrpc2.Message, error)
+	WriteRaw(r framing.Raw, id jsonrpc2.ID) error
+}
+
 // Read returns the next message that is agentls's.
 func (e *Editor) Read(ctx context.Context) (jsonrpc2.Message, int64, error) {
+	raw, ok := e.inner.(rawStream)
+	if !ok {
+		return e.readDecoded(ctx)
+	}
+	var total int64
+	for {
+		body, n, err := raw.ReadBody(ctx)
+		total += n
+		if err != nil {
+			return nil, total, err
+		}
+		m := e.Mux()
+		if m == nil {
+			if msg, err := raw.Decode(body); err == nil {
+				return msg, total, nil
+			}
+			continue
+		}
+		// The editor's requests for the server and its answers to the
+		// server's are passed on undecoded; the rest is decoded.
+		var rt *Route
+		if r, ok := framing.Scan(body); ok {
+			switch r.Kind {
+			case framing.RawCall:
+				to := e.route(r.Method, r.Params)
+				if to == ToServer {
+					m.passRaw(r)
+					continue
+				}
+				rt = &to
+			case framing.RawResponse:
+				if m.answerRawFromEditor(r) {
+					continue
+				}
+			}
+		}
+		msg, err := raw.Decode(body)
+		if err != nil {
+			continue
+		}
+		if e.take(m, msg, rt) {
+			continue
+		}
+		return msg, total, nil
+	}
+}
+
+// readDecoded is Read over a stream that only decodes.
+func (e *Editor) readDecoded(ctx context.Context) (jsonrpc2.Message, int64, error) {
 	var total int64
 	for {
 		msg, n, err := e.inner.Read(ctx)
@@ -67,31 +126,39 @@ func (e *Editor) Read(ctx context.Context) (jsonrpc2.Message, int64, error) {
 			return msg, total, err
 		}
 		m := e.Mux()
-		if m == nil {
+		if m == nil || !e.take(m, msg, nil) {
 			return msg, total, nil
 		}
-		switch msg := msg.(type) {
-		case *jsonrpc2.Call:
-			switch e.route(msg.Method(), msg.Params()) {
-			case ToServer:
-				m.passCall(msg, false)
-				continue
-			case ToBoth:
-				m.passCall(msg, true)
-			}
-		case *jsonrpc2.Response:
-			if m.answerFromEditor(msg) {
-				continue
-			}
-		case *jsonrpc2.Notification:
-			if msg.Method() == "$/cancelRequest" {
-				if handled, merged := m.cancelFromEditor(msg.Params()); handled && !merged {
-					continue
-				}
+	}
+}
+
+// take handles one of the editor's messages that is the server's (or
+// partly): false when agentls's connection reads it. to is the route of a
+// request when it was asked already.
+func (e *Editor) take(m *Mux, msg jsonrpc2.Message, to *Route) bool {
+	switch msg := msg.(type) {
+	case *jsonrpc2.Call:
+		if to == nil {
+			r := e.route(msg.Method(), msg.Params())
+			to = &r
+		}
+		switch *to {
+		case ToServer:
+			m.passCall(msg, false)
+			return true
+		case ToBoth:
+			m.passCall(msg, true)
+		}
+	case *jsonrpc2.Response:
+		return m.answerFromEditor(msg)
+	case *jsonrpc2.Notification:
+		if msg.Method() == "$/cancelRequest" {
+			if handled, merged := m.cancelFromEditor(msg.Params()); handled && !merged {
+				return true
 			}
 		}
-		return msg, total, nil
 	}
+	return false
 }
 
 // Write sends a message to the editor.
@@ -114,6 +181,21 @@ func (e *Editor) answer(id jsonrpc2.ID, result json.RawMessage, err error) error
 		return w.WriteResponse(context.Background(), id, result, err)
 	}
 	return e.write(response(id, result, err))
+}
+
+// writeRaw passes on a message of the server's to the editor under id
+// (an answer's: the editor's request's), as it came.
+func (e *Editor) writeRaw(r framing.Raw, id jsonrpc2.ID) error {
+	if w, ok := e.inner.(rawStream); ok {
+		return w.WriteRaw(r, id)
+	}
+	switch r.Kind {
+	case framing.RawResponse:
+		return e.answer(id, r.Result, nil)
+	case framing.RawNotification:
+		return e.write(notification(r.Method, r.Params))
+	}
+	return e.write(call(id, r.Method, r.Params))
 }
 
 func (e *Editor) write(msg jsonrpc2.Message) error {

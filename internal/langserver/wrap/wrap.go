@@ -25,6 +25,13 @@
 // messages meant for the server out before agentls's own connection sees
 // the rest. What agentls answers is the frontend's to say (Editor's
 // route function); the merging of answers and capabilities is in merge.go.
+//
+// What passes through (the editor's requests for the server and their
+// answers, the server's notifications, the editor's answers to the
+// server's requests) is not decoded: framing.Scan reads its id and method,
+// the id is replaced and the params or result go on byte for byte. A
+// message Scan does not take (an error answer, an unusual id, …) is
+// decoded and routed alike.
 package wrap
 
 import (
@@ -303,6 +310,23 @@ func (m *Mux) passCall(c *jsonrpc2.Call, merge bool) {
 	}
 }
 
+// passRaw sends one of the editor's requests, as Scan read it, to the
+// server under an id of the Mux's, as passCall does, its params as they
+// came.
+func (m *Mux) passRaw(r framing.Raw) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	sid := m.nextIDLocked()
+	id := r.ID
+	m.pending[sid] = route{editor: &id}
+	m.passed[id] = sid
+	if err := m.server.WriteRaw(r, sid); err != nil {
+		delete(m.pending, sid)
+		delete(m.passed, id)
+		m.answerEditorLocked(id, nil, m.gone(err))
+	}
+}
+
 // cancelFromEditor maps the editor's $/cancelRequest of a request it
 // passed to the server; false when the id is not one (agentls's own).
 // merged: the request is partly agentls's, whose handler must hear of the
@@ -338,14 +362,37 @@ func (m *Mux) answerFromEditor(r *jsonrpc2.Response) bool {
 	return true
 }
 
-// read routes the server's messages until its connection ends.
+// answerRawFromEditor is answerFromEditor for an answer Scan read: its
+// result goes on as it came.
+func (m *Mux) answerRawFromEditor(r framing.Raw) bool {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	sid, ok := m.toServer[r.ID]
+	if !ok {
+		return false
+	}
+	delete(m.toServer, r.ID)
+	_ = m.server.WriteRaw(r, sid)
+	return true
+}
+
+// read routes the server's messages until its connection ends. The
+// answers to the editor's requests and the notifications are passed on
+// undecoded (passOn); the rest is decoded.
 func (m *Mux) read() {
 	ctx := context.Background()
 	for {
-		msg, _, err := m.server.Read(ctx)
+		body, _, err := m.server.ReadBody(ctx)
 		if err != nil {
 			m.end(err)
 			return
+		}
+		if r, ok := framing.Scan(body); ok && m.passOn(r) {
+			continue
+		}
+		msg, err := m.server.Decode(body)
+		if err != nil {
+			continue
 		}
 		switch msg := msg.(type) {
 		case *jsonrpc2.Response:
@@ -356,6 +403,45 @@ func (m *Mux) read() {
 			m.fromServerNotification(msg)
 		}
 	}
+}
+
+// passOn routes a message of the server's that Scan read, as
+// fromServerResponse and fromServerNotification route the decoded one:
+// an answer to the editor goes to it under the editor's id, a
+// notification goes to it unchanged (with a copy for the Agent). False
+// leaves the message to the full decode: answers to agentls's own
+// requests and the server's requests.
+func (m *Mux) passOn(r framing.Raw) bool {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	switch r.Kind {
+	case framing.RawResponse:
+		rt, ok := m.pending[r.ID]
+		if !ok {
+			return true // cancelled by its sender
+		}
+		if rt.editor == nil {
+			return false
+		}
+		delete(m.pending, r.ID)
+		delete(m.passed, *rt.editor)
+		if err := m.editor.writeRaw(r, *rt.editor); err != nil {
+			m.log.Debug("answer the editor", "error", err)
+		}
+		return true
+	case framing.RawNotification:
+		if r.Method == "textDocument/publishDiagnostics" {
+			if uri := docURIOf(r.Params, "uri"); uri != "" {
+				m.diags[uri] = r.Params
+			}
+		}
+		_ = m.editor.writeRaw(r, jsonrpc2.ID{})
+		if m.agent != nil {
+			m.agent.deliver(notification(r.Method, r.Params))
+		}
+		return true
+	}
+	return false
 }
 
 func (m *Mux) fromServerResponse(r *jsonrpc2.Response) {
