@@ -221,18 +221,15 @@ func (s *Server) inlineCompletion(ctx context.Context, params json.RawMessage) (
 	// as the document's: the text at the cursor never waits for it. An
 	// answer with text carries the next edit only when it is ready by
 	// then (a later request finds it); an answer without any waits for
-	// it. A request cancelled or superseded before it answers ends the
-	// ask it started.
+	// it. The ask ends when every request waiting for it was cancelled
+	// before one answered (nextEditState.let), or the document changes.
 	if needNext && fetch == nil {
-		var started bool
-		if fetch, started = s.fetchNextEdit(c, path, text); started {
-			// Runs before release cancels ctx.
-			defer func() {
-				if ctx.Err() != nil {
-					fetch.cancel()
-				}
-			}()
-		}
+		fetch, _ = s.fetchNextEdit(c, path, text, false)
+	}
+	if fetch != nil {
+		s.next.hold(fetch)
+		// Runs before release cancels ctx.
+		defer func() { s.next.let(fetch, ctx.Err() != nil) }()
 	}
 	nextFor := func(insert string) *nextEdit {
 		if fetch == nil {

@@ -77,6 +77,39 @@ type prefetch struct {
 	text   string
 	done   chan struct{}
 	cancel context.CancelFunc
+	// holders counts the inline requests waiting for it or answered
+	// without it; kept says the document keeps it whatever they do (asked
+	// on accept, or a request answered while it ran). Both under
+	// nextEditState.mu.
+	holders int
+	kept    bool
+	doc     *editDoc // whose ask it is
+}
+
+// hold counts a request as one of f's.
+func (st *nextEditState) hold(f *prefetch) {
+	st.mu.Lock()
+	f.holders++
+	st.mu.Unlock()
+}
+
+// let ends a request's hold on f: a request that answered hands f to the
+// document; when the last holder left cancelled (superseded, or
+// $/cancelRequest) and nothing kept it, the model's request ends.
+func (st *nextEditState) let(f *prefetch, cancelled bool) {
+	st.mu.Lock()
+	f.holders--
+	if !cancelled {
+		f.kept = true
+	}
+	stop := f.holders == 0 && !f.kept
+	if stop && f.doc.fetch == f {
+		f.doc.fetch = nil // the next request asks anew
+	}
+	st.mu.Unlock()
+	if stop {
+		f.cancel()
+	}
 }
 
 // nextEdit is a suggestion located in the document: Range becomes
@@ -320,7 +353,7 @@ func (s *Server) prefetchNextEdit(path string) {
 		return
 	}
 	if text, _, open := s.docs.Get(path); open {
-		s.fetchNextEdit(c, path, text)
+		s.fetchNextEdit(c, path, text, true)
 	}
 }
 
@@ -330,23 +363,25 @@ func (s *Server) prefetchNextEdit(path string) {
 // for the same text may wait for it. It returns the ask under way for
 // text — started by this call (started) or before — or nil when the
 // suggestion is known already or there are no recent edits.
-func (s *Server) fetchNextEdit(c *completer, path, text string) (f *prefetch, started bool) {
+func (s *Server) fetchNextEdit(c *completer, path, text string, keep bool) (f *prefetch, started bool) {
 	s.next.mu.Lock()
 	d := s.next.doc(path)
 	switch {
 	case d.fetch != nil:
 		f = d.fetch
-		s.next.mu.Unlock()
 		if f.text != text {
+			s.next.mu.Unlock()
 			return nil, false
 		}
+		f.kept = f.kept || keep
+		s.next.mu.Unlock()
 		return f, false
 	case (d.known && d.text == text) || len(d.edits) == 0:
 		s.next.mu.Unlock()
 		return nil, false
 	}
 	ctx, cancel := context.WithCancel(s.base)
-	f = &prefetch{text: text, done: make(chan struct{}), cancel: cancel}
+	f = &prefetch{text: text, done: make(chan struct{}), cancel: cancel, kept: keep, doc: d}
 	d.fetch = f
 	edits := append([]fim.Edit(nil), d.edits...)
 	s.next.mu.Unlock()

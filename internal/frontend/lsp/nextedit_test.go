@@ -219,6 +219,66 @@ func TestNextEditNeverDelaysTheGhostText(t *testing.T) {
 	}
 }
 
+// TestNextEditSurvivesARequestForTheSameText: a request for the same text
+// (the cursor moved, nothing typed) supersedes the one that started the
+// document's next-edit ask; the ask goes on for the newer request, which
+// gets its answer, and the model is asked once.
+func TestNextEditSurvivesARequestForTheSameText(t *testing.T) {
+	ctx := ctxT(t)
+	hold := make(chan struct{})
+	aborted := make(chan struct{}, 4)
+	srv := fimtest.New(func(r fimtest.Request) fimtest.Reply {
+		if isNextEdit(r) {
+			reply := renameModel(r)
+			reply.Hold = hold
+			return reply
+		}
+		return fimtest.Reply{Parts: []string{""}}
+	})
+	srv.OnAbort = func(r fimtest.Request, _ time.Time) {
+		if isNextEdit(r) {
+			aborted <- struct{}{}
+		}
+	}
+	defer srv.Close()
+	ed, root := setup(t, map[string]string{"calc.go": "package calc\n"}, nil, func(o *fake.Options) {
+		o.InitOptions = completionSettings(srv, nil)
+	})
+	path := filepath.Join(root, "calc.go")
+	if err := ed.Open(ctx, path, addBody); err != nil {
+		t.Fatal(err)
+	}
+	renameA(ctx, t, ed, path)
+	go func() { _, _ = ed.InlineCompletion(ctx, path, 3, 10, fake.InlineInvoked) }()
+	for nextEditRequests(srv) == 0 {
+		if ctx.Err() != nil {
+			t.Fatal("no next-edit request")
+		}
+		time.Sleep(time.Millisecond)
+	}
+	type result struct {
+		items int
+		err   error
+	}
+	second := make(chan result, 1)
+	go func() {
+		got, err := ed.InlineCompletion(ctx, path, 4, 1, fake.InlineInvoked)
+		second <- result{len(got.Items), err}
+	}()
+	select {
+	case <-aborted:
+		t.Fatal("the next-edit model request was ended by a request for the same text")
+	case <-time.After(300 * time.Millisecond):
+	}
+	close(hold)
+	if r := <-second; r.err != nil || r.items != 1 {
+		t.Errorf("the second request: %d items (%v), want the next edit", r.items, r.err)
+	}
+	if n := nextEditRequests(srv); n != 1 {
+		t.Errorf("next-edit requests %d, want 1", n)
+	}
+}
+
 // TestNextEditAfterAccept: agentls.inlineAccepted (an accepted item's
 // command) asks for the next edit at once, so the next request has it
 // without asking the model again; a change while it is asked ends the
