@@ -177,6 +177,11 @@ func (m *Mux) Initialize(ctx context.Context, params json.RawMessage) (json.RawM
 func (m *Mux) Request(ctx context.Context, method string, params json.RawMessage) (json.RawMessage, error) {
 	ch := make(chan *jsonrpc2.Response, 1)
 	m.mu.Lock()
+	if m.endedLocked() {
+		err := m.gone(m.err)
+		m.mu.Unlock()
+		return nil, err
+	}
 	sid := m.nextIDLocked()
 	m.pending[sid] = route{wait: ch}
 	err := m.writeServerLocked(call(sid, method, params))
@@ -294,8 +299,19 @@ func (m *Mux) Close(grace time.Duration) {
 func (m *Mux) passCall(c *jsonrpc2.Call, merge bool) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	sid := m.nextIDLocked()
 	id := c.ID()
+	if m.endedLocked() {
+		if merge {
+			ch := make(chan *jsonrpc2.Response, 1)
+			resp, _ := jsonrpc2.NewResponse(id, nil, m.gone(m.err))
+			ch <- resp
+			m.merges[id] = ch
+			return
+		}
+		m.answerEditorLocked(id, nil, m.gone(m.err))
+		return
+	}
+	sid := m.nextIDLocked()
 	if merge {
 		ch := make(chan *jsonrpc2.Response, 1)
 		m.merges[id] = ch
@@ -316,8 +332,12 @@ func (m *Mux) passCall(c *jsonrpc2.Call, merge bool) {
 func (m *Mux) passRaw(r framing.Raw) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	sid := m.nextIDLocked()
 	id := r.ID
+	if m.endedLocked() {
+		m.answerEditorLocked(id, nil, m.gone(m.err))
+		return
+	}
+	sid := m.nextIDLocked()
 	m.pending[sid] = route{editor: &id}
 	m.passed[id] = sid
 	if err := m.server.WriteRaw(r, sid); err != nil {
@@ -534,6 +554,17 @@ func (m *Mux) end(err error) {
 	}
 	m.err = err
 	close(m.done)
+}
+
+// endedLocked reports whether the server's connection is gone (end ran):
+// nothing sent now would be answered. m.mu is held.
+func (m *Mux) endedLocked() bool {
+	select {
+	case <-m.done:
+		return true
+	default:
+		return false
+	}
 }
 
 // gone is the error the editor's and agentls's requests get once the
