@@ -72,3 +72,59 @@ func TestCheckpointCommands(t *testing.T) {
 		t.Errorf("/restore 999 said %q", got)
 	}
 }
+
+// /restore of the conversation sends the client the plan the conversation
+// has now: the todos written after the checkpoint's step are gone.
+func TestRestoreConversationSendsThePlan(t *testing.T) {
+	root := workspace(t, map[string]string{"a.txt": "one\n"})
+	ed := newFakeEditor()
+	ed.onAsk = func(context.Context, sdk.RequestPermissionRequest) (sdk.RequestPermissionResponse, error) {
+		return sdk.RequestPermissionResponse{Outcome: sdk.NewRequestPermissionOutcomeSelected(optAllow)}, nil
+	}
+	steps := `{"turns":[{"text":"","tool_calls":[{"name":"bash","input":{"command":"sed -i s/one/two/ a.txt"}}]},` +
+		`{"text":"","tool_calls":[{"name":"todos","input":{"todos":[{"content":"Check a.txt","status":"pending"}]}}]},{"text":"done"}]}`
+	c := connect(t, testApp(t, script(t, steps)), ed, sdk.FileSystemCapabilities{})
+	id := newSession(t, c, root)
+	plans := func() [][]sdk.PlanEntry {
+		ed.mu.Lock()
+		defer ed.mu.Unlock()
+		var out [][]sdk.PlanEntry
+		for _, u := range ed.updates {
+			if u.SessionId == id && u.Update.Plan != nil {
+				out = append(out, u.Update.Plan.Entries)
+			}
+		}
+		return out
+	}
+	if _, err := prompt(c, id, sdk.TextBlock("change a.txt")); err != nil {
+		t.Fatal(err)
+	}
+	if p := plans(); len(p) != 1 || len(p[0]) != 1 {
+		t.Fatalf("plans after the turn: %+v, want the one todo", p)
+	}
+	ed.mu.Lock()
+	seen := len(ed.updates)
+	ed.mu.Unlock()
+	if _, err := prompt(c, id, sdk.TextBlock("/checkpoints")); err != nil {
+		t.Fatal(err)
+	}
+	var list strings.Builder
+	ed.mu.Lock()
+	for _, u := range ed.updates[seen:] {
+		if u.SessionId == id && u.Update.AgentMessageChunk != nil && u.Update.AgentMessageChunk.Content.Text != nil {
+			list.WriteString(u.Update.AgentMessageChunk.Content.Text.Text)
+		}
+	}
+	ed.mu.Unlock()
+	m := regexp.MustCompile(`- (\d+) .* bash sed`).FindStringSubmatch(list.String())
+	if m == nil {
+		t.Fatalf("/checkpoints said %q", list.String())
+	}
+	if _, err := prompt(c, id, sdk.TextBlock("/restore "+m[1]+" conversation")); err != nil {
+		t.Fatal(err)
+	}
+	p := plans()
+	if len(p) != 2 || len(p[1]) != 0 {
+		t.Errorf("plans after /restore %s conversation: %+v, want an empty plan last", m[1], p)
+	}
+}

@@ -8,6 +8,7 @@ import (
 
 	sdk "github.com/coder/acp-go-sdk"
 
+	"github.com/agentls/agentls/internal/agent"
 	"github.com/agentls/agentls/internal/app"
 	"github.com/agentls/agentls/internal/permission"
 )
@@ -142,6 +143,11 @@ func (ss *session) restore(ctx context.Context, arg string) string {
 			Files: what != "conversation", Conversation: what != "files", Live: ss.as.Session})
 	default:
 		return "agentls: usage: /restore ID [files | conversation | both], or /restore undo (the ids are in /checkpoints)"
+	}
+	if rep.Conversation != nil {
+		// The client's plan is the conversation's todo list, which went
+		// back with it.
+		ss.send(planUpdate(agent.Event{Type: agent.EventTodos, Todos: rep.Conversation.Todos}))
 	}
 	if err != nil {
 		return "agentls: " + rep.ErrorText(ss.env.Workspace().Rel, err)
