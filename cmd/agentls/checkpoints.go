@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -36,10 +35,7 @@ func cmdCheckpoints(ctx context.Context, args []string, stdout, stderr io.Writer
 	conversationOnly := fs.Bool("conversation-only", false, "restore: only the conversation, not the files")
 	words, err := parseInterleaved(fs, args)
 	if err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return 0
-		}
-		return 2
+		return flagExit(err)
 	}
 	verb, rest := "list", words
 	if len(rest) > 0 {

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -35,10 +34,7 @@ func addEditorFlags(fs *flag.FlagSet, modelHelp, modeHelp string) editorFlags {
 // done says the command ends with code (0 for --help, 2 for bad usage).
 func parseEditorArgs(fs *flag.FlagSet, args []string) (code int, done bool) {
 	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return 0, true
-		}
-		return 2, true
+		return flagExit(err), true
 	}
 	if fs.NArg() > 0 {
 		fmt.Fprintf(fs.Output(), "agentls %s: unexpected argument %q\n", fs.Name(), fs.Arg(0))

@@ -55,10 +55,7 @@ func cmdExplain(ctx context.Context, args []string, stdout, stderr io.Writer) in
 	yolo := fs.Bool("yolo", false, "evaluate in auto mode")
 	jsonOut := fs.Bool("json", false, "print one JSON object")
 	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return 0
-		}
-		return 2
+		return flagExit(err)
 	}
 	bad := func(err error) int {
 		fmt.Fprintln(stderr, "agentls permission explain:", err)
@@ -139,10 +136,7 @@ func cmdGrants(ctx context.Context, verb string, args []string, stdout, stderr i
 	jsonOut := fs.Bool("json", false, "print JSON")
 	all := fs.Bool("all", false, "revoke every grant of the workspace")
 	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return 0
-		}
-		return 2
+		return flagExit(err)
 	}
 	env, closeEnv, err := headlessEnv(stderr, appFlags{}, *workspace)
 	if err != nil {

@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -21,10 +20,7 @@ func cmdRevert(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	force := fs.Bool("force", false, "also restore files changed after the turn")
 	jsonOut := fs.Bool("json", false, "print the result as JSON")
 	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return 0
-		}
-		return 2
+		return flagExit(err)
 	}
 	if fs.NArg() > 0 {
 		fmt.Fprintf(stderr, "agentls revert: unexpected argument %q\n", fs.Arg(0))

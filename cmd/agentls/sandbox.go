@@ -31,10 +31,7 @@ func cmdSandbox(args []string, stdout, stderr io.Writer) int {
 	workspace := fs.String("workspace", ".", "the workspace folder")
 	jsonOut := fs.Bool("json", false, "print the status as one JSON object")
 	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return 0
-		}
-		return 2
+		return flagExit(err)
 	}
 	env, closeEnv, err := headlessEnv(stderr, appFlags{}, *workspace)
 	if err != nil {

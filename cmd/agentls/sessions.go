@@ -31,10 +31,7 @@ func cmdSessions(ctx context.Context, args []string, stdout, stderr io.Writer) i
 	replayOut := fs.Bool("replay", false, "export as a replay script (--model replay:FILE plays it back)")
 	words, err := parseInterleaved(fs, args)
 	if err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return 0
-		}
-		return 2
+		return flagExit(err)
 	}
 	verb, rest := "list", words
 	if len(rest) > 0 {
@@ -122,23 +119,6 @@ func cmdSessions(ctx context.Context, args []string, stdout, stderr io.Writer) i
 		return 0
 	}
 	return fail(2, fmt.Errorf("unknown subcommand %q: use list, show, export or delete", verb))
-}
-
-// parseInterleaved parses flags wherever they stand among the words, so
-// "export ID --replay" reads like "--replay export ID", and returns the
-// words.
-func parseInterleaved(fs *flag.FlagSet, args []string) ([]string, error) {
-	var words []string
-	for {
-		if err := fs.Parse(args); err != nil {
-			return nil, err
-		}
-		if fs.NArg() == 0 {
-			return words, nil
-		}
-		words = append(words, fs.Arg(0))
-		args = fs.Args()[1:]
-	}
 }
 
 // journalOf reads a stored session's records.

@@ -2,7 +2,6 @@ package main
 
 import (
 	"encoding/json"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -34,10 +33,7 @@ func cmdTrust(args []string, stdout, stderr io.Writer) int {
 	list := fs.Bool("list", false, "list the trusted folders")
 	jsonOut := fs.Bool("json", false, "with --list: print a JSON array")
 	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return 0
-		}
-		return 2
+		return flagExit(err)
 	}
 	file, ok := userFile(stderr)
 	if !ok {
@@ -88,10 +84,7 @@ func cmdUntrust(args []string, stdout, stderr io.Writer) int {
 	fs.SetOutput(stderr)
 	fs.Usage = func() { fmt.Fprint(stderr, trustUsage) }
 	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return 0
-		}
-		return 2
+		return flagExit(err)
 	}
 	if fs.NArg() > 1 {
 		fmt.Fprintf(stderr, "agentls untrust: one folder at a time (got %d)\n", fs.NArg())
