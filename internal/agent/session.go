@@ -510,17 +510,26 @@ func (s *Session) call(ctx context.Context, t *Turn, req Request, send func(Even
 	}
 }
 
+// betweenTurnsLocked says why a change between turns (a compaction, a
+// model switch) cannot be made now: a turn or a compaction runs
+// (ErrBusy), or a restore holds the session. s.mu is held.
+func (s *Session) betweenTurnsLocked() error {
+	switch {
+	case s.current != nil || s.compacting:
+		return ErrBusy
+	case s.restoring:
+		return errRestoring{}
+	}
+	return nil
+}
+
 // Compact compacts the conversation now (agentls.compact, --compact),
 // between turns. It reports what it did through emit.
 func (s *Session) Compact(ctx context.Context, emit func(Event)) error {
 	s.mu.Lock()
-	if s.current != nil || s.compacting {
+	if err := s.betweenTurnsLocked(); err != nil {
 		s.mu.Unlock()
-		return ErrBusy
-	}
-	if s.restoring {
-		s.mu.Unlock()
-		return errRestoring{}
+		return err
 	}
 	s.compacting = true
 	s.mu.Unlock()

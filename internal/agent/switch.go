@@ -47,13 +47,9 @@ func (s *Session) SwitchModel(m Model, emit func(Event)) error {
 		return fmt.Errorf("switch model: no model given")
 	}
 	s.mu.Lock()
-	if s.current != nil || s.compacting {
+	if err := s.betweenTurnsLocked(); err != nil {
 		s.mu.Unlock()
-		return ErrBusy
-	}
-	if s.restoring {
-		s.mu.Unlock()
-		return errRestoring{}
+		return err
 	}
 	prev := s.cfg.Model
 	if m.Spec == prev {
