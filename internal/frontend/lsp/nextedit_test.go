@@ -44,6 +44,20 @@ func nextEditRequests(srv *fimtest.Server) (n int) {
 	return n
 }
 
+// openAdd starts agentls with srv as the completion model and opens
+// calc.go (addBody) in the editor, as the next-edit tests begin.
+func openAdd(ctx context.Context, t *testing.T, srv *fimtest.Server) (*fake.Editor, string) {
+	t.Helper()
+	ed, root := setup(t, map[string]string{"calc.go": "package calc\n"}, nil, func(o *fake.Options) {
+		o.InitOptions = completionSettings(srv, nil)
+	})
+	path := filepath.Join(root, "calc.go")
+	if err := ed.Open(ctx, path, addBody); err != nil {
+		t.Fatal(err)
+	}
+	return ed, path
+}
+
 // renameA renames Add's parameter a to x, as the person types it.
 func renameA(ctx context.Context, t *testing.T, ed *fake.Editor, path string) {
 	t.Helper()
@@ -93,13 +107,7 @@ func TestNextEditRenameParameter(t *testing.T) {
 	ctx := ctxT(t)
 	srv := fimtest.New(renameModel)
 	defer srv.Close()
-	ed, root := setup(t, map[string]string{"calc.go": "package calc\n"}, nil, func(o *fake.Options) {
-		o.InitOptions = completionSettings(srv, nil)
-	})
-	path := filepath.Join(root, "calc.go")
-	if err := ed.Open(ctx, path, addBody); err != nil {
-		t.Fatal(err)
-	}
+	ed, path := openAdd(ctx, t, srv)
 	got, err := ed.InlineCompletion(ctx, path, 3, 10, fake.InlineAutomatic)
 	if err != nil {
 		t.Fatal(err)
@@ -179,13 +187,7 @@ func TestNextEditNeverDelaysTheGhostText(t *testing.T) {
 		return fimtest.Reply{Parts: []string{"// sum"}}
 	})
 	defer srv.Close()
-	ed, root := setup(t, map[string]string{"calc.go": "package calc\n"}, nil, func(o *fake.Options) {
-		o.InitOptions = completionSettings(srv, nil)
-	})
-	path := filepath.Join(root, "calc.go")
-	if err := ed.Open(ctx, path, addBody); err != nil {
-		t.Fatal(err)
-	}
+	ed, path := openAdd(ctx, t, srv)
 	renameA(ctx, t, ed, path)
 	got, err := ed.InlineCompletion(ctx, path, 5, 1, fake.InlineInvoked)
 	if err != nil {
@@ -241,13 +243,7 @@ func TestNextEditSurvivesARequestForTheSameText(t *testing.T) {
 		}
 	}
 	defer srv.Close()
-	ed, root := setup(t, map[string]string{"calc.go": "package calc\n"}, nil, func(o *fake.Options) {
-		o.InitOptions = completionSettings(srv, nil)
-	})
-	path := filepath.Join(root, "calc.go")
-	if err := ed.Open(ctx, path, addBody); err != nil {
-		t.Fatal(err)
-	}
+	ed, path := openAdd(ctx, t, srv)
 	renameA(ctx, t, ed, path)
 	go func() { _, _ = ed.InlineCompletion(ctx, path, 3, 10, fake.InlineInvoked) }()
 	for nextEditRequests(srv) == 0 {
@@ -296,13 +292,7 @@ func TestNextEditAfterAccept(t *testing.T) {
 	})
 	srv.OnAbort = func(r fimtest.Request, _ time.Time) { aborted <- r.Prompt }
 	defer srv.Close()
-	ed, root := setup(t, map[string]string{"calc.go": "package calc\n"}, nil, func(o *fake.Options) {
-		o.InitOptions = completionSettings(srv, nil)
-	})
-	path := filepath.Join(root, "calc.go")
-	if err := ed.Open(ctx, path, addBody); err != nil {
-		t.Fatal(err)
-	}
+	ed, path := openAdd(ctx, t, srv)
 	renameA(ctx, t, ed, path)
 	if _, err := ed.ExecuteCommand(ctx, lsp.CommandInlineAccepted, lsp.InlineAcceptedArgs{URI: overlay.PathToURI(path)}); err != nil {
 		t.Fatal(err)
@@ -369,13 +359,7 @@ func TestNextEditCancelled(t *testing.T) {
 		}
 	}
 	defer srv.Close()
-	ed, root := setup(t, map[string]string{"calc.go": "package calc\n"}, nil, func(o *fake.Options) {
-		o.InitOptions = completionSettings(srv, nil)
-	})
-	path := filepath.Join(root, "calc.go")
-	if err := ed.Open(ctx, path, addBody); err != nil {
-		t.Fatal(err)
-	}
+	ed, path := openAdd(ctx, t, srv)
 	renameA(ctx, t, ed, path)
 	rctx, cancel := context.WithCancel(ctx)
 	done := make(chan error, 1)
