@@ -51,8 +51,7 @@ func (s *Server) didChange(params json.RawMessage) error {
 		s.personChanged(uri, &now)
 		s.touchLSP(uri, false)
 		if path, perr := overlay.URIToPath(uri); perr == nil && track {
-			after, _, _ := s.docs.GetURI(uri)
-			s.next.record(path, before, after)
+			s.next.record(path, before, now)
 		}
 	}
 	return err
