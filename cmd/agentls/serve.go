@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 
 	"github.com/agentls/agentls/internal/frontend/lsp"
+	"github.com/agentls/agentls/internal/langserver/framing"
 )
 
 func cmdServe(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
@@ -37,7 +38,9 @@ func cmdServe(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 	if code != 0 {
 		return code
 	}
-	code = lsp.Serve(ctx, stdio{stdin, stdout}, lsp.Options{Name: "agentls", Version: Version, App: a, Wrap: wrapCmd})
+	conn, restore := serveConn(stdin, stdout)
+	defer restore()
+	code = lsp.Serve(ctx, conn, lsp.Options{Name: "agentls", Version: Version, App: a, Wrap: wrapCmd})
 	log.Info("exit", "code", code)
 	return code
 }
@@ -69,6 +72,19 @@ func openLog(path string) (*os.File, error) {
 		return nil, fmt.Errorf("open log file: %w", err)
 	}
 	return f, nil
+}
+
+// serveConn is the editor's connection: the process's own stdin and
+// stdout through framing.OpenStdio (pipes read and written without
+// blocking; restore puts their mode back), or the streams as given.
+func serveConn(stdin io.Reader, stdout io.Writer) (conn io.ReadWriteCloser, restore func()) {
+	in, ok := stdin.(*os.File)
+	out, ok2 := stdout.(*os.File)
+	if !ok || !ok2 {
+		return stdio{stdin, stdout}, func() {}
+	}
+	s := framing.OpenStdio(in, out)
+	return s, s.Restore
 }
 
 // stdio joins stdin and stdout into one connection.

@@ -15,6 +15,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
 )
 
@@ -185,3 +186,11 @@ func (t *tail) String() string {
 	}
 	return strings.Join(lines, "\n")
 }
+
+// WriteConn is the server's stdin as a raw descriptor, so that a framing
+// stream can try writes that never block.
+func (p *Proc) WriteConn() (syscall.RawConn, error) { return p.stdin.SyscallConn() }
+
+// ReadConn is the server's stdout as a raw descriptor, which a framing
+// stream reads with raw system calls.
+func (p *Proc) ReadConn() (syscall.RawConn, error) { return p.stdout.SyscallConn() }

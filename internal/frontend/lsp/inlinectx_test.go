@@ -104,7 +104,7 @@ func TestWrapInlineCompletionSymbols(t *testing.T) {
 const slowLSPEnv = "AGENTLS_TEST_SLOW_LSP"
 
 func runSlowLanguageServer(log string) int {
-	conn := jsonrpc2.NewConn(framing.New(stdio{}, framing.Options{}))
+	conn := jsonrpc2.NewConn(framing.New(framing.OpenStdio(os.Stdin, os.Stdout), framing.Options{}))
 	conn.Go(context.Background(), func(ctx context.Context, reply jsonrpc2.Replier, req jsonrpc2.Request) error {
 		switch req.Method() {
 		case "initialize":

@@ -46,20 +46,15 @@ func TestMain(m *testing.M) {
 			_ = pprof.StartCPUProfile(f)
 			defer pprof.StopCPUProfile()
 		}
-		code := lsp.Serve(context.Background(), stdio{}, lsp.Options{App: a, Wrap: strings.Fields(cmd)})
+		conn := framing.OpenStdio(os.Stdin, os.Stdout) // as agentls serve does
+		code := lsp.Serve(context.Background(), conn, lsp.Options{App: a, Wrap: strings.Fields(cmd)})
+		conn.Restore()
 		os.RemoveAll(dir)
 		pprof.StopCPUProfile()
 		os.Exit(code)
 	}
 	os.Exit(m.Run())
 }
-
-// stdio is this process's stdin and stdout as one connection.
-type stdio struct{}
-
-func (stdio) Read(b []byte) (int, error)  { return os.Stdin.Read(b) }
-func (stdio) Write(b []byte) (int, error) { return os.Stdout.Write(b) }
-func (stdio) Close() error                { return os.Stdin.Close() }
 
 // wrapFiles is the module the wrap tests edit: use.go calls Hello after
 // text whose UTF-16 and byte columns differ, and fmt.go is unformatted.

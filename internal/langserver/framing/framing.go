@@ -27,8 +27,8 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"slices"
 	"strconv"
-	"strings"
 	"sync"
 	"time"
 
@@ -67,9 +67,16 @@ type Stream struct {
 	o   Options
 	log *slog.Logger
 
+	// try writes a frame without blocking (nil where the connection
+	// cannot): a message written while nothing is queued goes out from
+	// the caller at once instead of waking the writer (trywrite_unix.go).
+	try func([]byte) (int, error)
+
 	mu      sync.Mutex
 	cond    *sync.Cond
-	queue   [][]byte
+	queue   [][]byte // frames (header and body) in order
+	busy    bool     // a frame is being written: the queue waits behind it
+	holds   int      // Hold calls not yet released: the queue waits for them
 	closed  bool
 	werr    error
 	stopped chan struct{}
@@ -89,7 +96,7 @@ func New(rwc io.ReadWriteCloser, o Options) *Stream {
 	if o.Peer != "" {
 		log = log.With("peer", o.Peer)
 	}
-	s := &Stream{in: bufio.NewReaderSize(rwc, 64<<10), out: rwc, c: rwc, o: o, log: log, stopped: make(chan struct{})}
+	s := &Stream{in: bufio.NewReaderSize(reader(rwc), 64<<10), out: rwc, c: rwc, o: o, log: log, try: tryWriter(rwc), stopped: make(chan struct{})}
 	s.cond = sync.NewCond(&s.mu)
 	go s.writer()
 	return s
@@ -98,48 +105,44 @@ func New(rwc io.ReadWriteCloser, o Options) *Stream {
 // writeBufferSize is the size of the buffer the writer gathers frames in.
 const writeBufferSize = 64 << 10
 
-// writer writes queued messages in order until the stream closes. It
-// takes every message queued at once and writes them through a buffer,
-// flushed whenever the queue is empty: messages queued together go out
-// in one write, and none waits for a later one.
+// writer writes queued frames in order until the stream closes. It takes
+// every frame queued at once and writes them through a buffer, flushed
+// whenever the queue is empty: frames queued together go out in one
+// write, and none waits for a later one.
 func (s *Stream) writer() {
 	defer close(s.stopped)
 	w := bufio.NewWriterSize(s.out, writeBufferSize)
 	var batch [][]byte
-	var header [32]byte
+	s.mu.Lock()
 	for {
-		s.mu.Lock()
-		if len(s.queue) == 0 && w.Buffered() > 0 {
-			s.mu.Unlock()
-			if err := w.Flush(); err != nil {
-				s.failWrite(err)
-				return
-			}
-			continue
-		}
-		for len(s.queue) == 0 && !s.closed {
+		for s.busy || ((len(s.queue) == 0 || s.holds > 0) && !s.closed) {
 			s.cond.Wait()
 		}
-		if len(s.queue) == 0 {
+		if len(s.queue) == 0 || s.werr != nil {
 			s.mu.Unlock()
 			return
 		}
-		batch, s.queue = s.queue, batch[:0]
-		s.mu.Unlock()
-		for i, body := range batch {
-			h := append(header[:0], "Content-Length: "...)
-			h = strconv.AppendInt(h, int64(len(body)), 10)
-			h = append(h, "\r\n\r\n"...)
-			_, err := w.Write(h)
-			if err == nil {
-				_, err = w.Write(body)
+		s.busy = true
+		for len(s.queue) > 0 {
+			batch, s.queue = s.queue, batch[:0]
+			s.mu.Unlock()
+			for i, frame := range batch {
+				if _, err := w.Write(frame); err != nil {
+					s.failWrite(err)
+					return
+				}
+				batch[i] = nil
 			}
-			if err != nil {
-				s.failWrite(err)
-				return
-			}
-			batch[i] = nil
+			s.mu.Lock()
 		}
+		s.mu.Unlock()
+		err := w.Flush()
+		if err != nil {
+			s.failWrite(err)
+			return
+		}
+		s.mu.Lock()
+		s.busy = false
 	}
 }
 
@@ -150,7 +153,8 @@ func (s *Stream) failWrite(err error) {
 	if s.werr == nil {
 		s.werr = fmt.Errorf("%w: write: %v", ErrTransport, err)
 	}
-	s.queue, s.closed = nil, true
+	s.queue, s.closed, s.busy = nil, true, false
+	s.cond.Broadcast()
 }
 
 // Read returns the next well-formed message, answering or skipping the
@@ -238,31 +242,31 @@ func (s *Stream) readHeader() (int64, int64, error) {
 			}
 			return 0, total, fmt.Errorf("%w: read header: %v", ErrTransport, err)
 		}
-		if i := strings.Index(line, contentLength); i > 0 {
-			garbage, line = line[:i], line[i:]
+		if i := bytes.Index(line, []byte(contentLength)); i > 0 {
+			garbage, line = string(line[:i]), line[i:]
 		}
-		line = strings.TrimRight(line, "\r\n")
-		if line == "" {
+		line = bytes.TrimRight(line, "\r\n")
+		if len(line) == 0 {
 			if lines == 0 && garbage == "" {
 				continue // a stray blank line between messages
 			}
 			break
 		}
 		lines++
-		name, value, ok := strings.Cut(line, ":")
+		name, value, ok := bytes.Cut(line, []byte(":"))
 		switch {
 		case !ok:
-			garbage = line
-		case strings.EqualFold(strings.TrimSpace(name), "Content-Length"):
+			garbage = string(line)
+		case bytes.EqualFold(bytes.TrimSpace(name), []byte("Content-Length")):
 			if garbage != "" {
 				// Garbage, then a real header: report the garbage and
 				// start the message afresh at this header.
 				s.badFrame(fmt.Sprintf("skipped bytes that are not a message: %q", abbreviate(garbage, 60)))
 				garbage = ""
 			}
-			v, err := strconv.ParseInt(strings.TrimSpace(value), 10, 64)
+			v, err := strconv.ParseInt(string(bytes.TrimSpace(value)), 10, 64)
 			if err != nil || v <= 0 {
-				problem, length = fmt.Sprintf("bad Content-Length %q", strings.TrimSpace(value)), -1
+				problem, length = fmt.Sprintf("bad Content-Length %q", bytes.TrimSpace(value)), -1
 			} else {
 				problem, length = "", v
 			}
@@ -284,15 +288,16 @@ func (s *Stream) readHeader() (int64, int64, error) {
 // lineKeep is how much of each end of an overlong header line is kept.
 const lineKeep = 80
 
-// readLine reads one header line. A line longer than the read buffer (a
-// server printing megabytes without a newline) is not held in memory: its
-// first and last bytes stand for it, so it is still reported, and a
-// header glued to its end is still found. n counts every byte read.
-func (s *Stream) readLine() (line string, n int64, err error) {
+// readLine reads one header line, a view of the read buffer until the
+// next read. A line longer than the buffer (a server printing megabytes
+// without a newline) is not held in memory: its first and last bytes
+// stand for it, so it is still reported, and a header glued to its end is
+// still found. n counts every byte read.
+func (s *Stream) readLine() (line []byte, n int64, err error) {
 	b, err := s.in.ReadSlice('\n')
 	n = int64(len(b))
 	if err != bufio.ErrBufferFull {
-		return string(b), n, err
+		return b, n, err
 	}
 	head := string(b[:lineKeep])
 	tail := append(make([]byte, 0, 2*lineKeep), b[len(b)-lineKeep:]...)
@@ -302,7 +307,7 @@ func (s *Stream) readLine() (line string, n int64, err error) {
 		tail = append(tail, b[max(0, len(b)-lineKeep):]...)
 		tail = append(tail[:0], tail[max(0, len(tail)-lineKeep):]...)
 	}
-	return head + "…" + string(tail), n, err
+	return []byte(head + "…" + string(tail)), n, err
 }
 
 func (s *Stream) badFrame(problem string) {
@@ -499,17 +504,40 @@ func encodeMessage(msg jsonrpc2.Message) ([]byte, error) {
 // response: its method, params and result are written as they came, not
 // re-encoded.
 func (s *Stream) WriteRaw(r Raw, id jsonrpc2.ID) error {
-	body, err := AppendBody(make([]byte, 0, len(r.Params)+len(r.Result)+len(r.Method)+64), r, id)
+	// The body is built after room for the header, which then goes right
+	// before it: one buffer for the whole frame.
+	buf, err := AppendBody(make([]byte, headerRoom, headerRoom+len(r.Params)+len(r.Result)+len(r.Method)+64), r, id)
 	if err != nil {
 		return fmt.Errorf("marshal message id: %w", err)
 	}
-	return s.writeFrame(body)
+	return s.queueFrame(frameAround(buf))
 }
 
-// writeFrame queues one message's body, which the Stream owns from now
-// on, to be framed and written. It fails only once the stream is closed
-// or a write has failed.
+// headerRoom is the room before a body for its frame's header.
+const headerRoom = 40
+
+// frameAround puts the header before the body that follows headerRoom
+// bytes in buf, and returns the frame.
+func frameAround(buf []byte) []byte {
+	var h [headerRoom]byte
+	header := append(h[:0], "Content-Length: "...)
+	header = strconv.AppendInt(header, int64(len(buf)-headerRoom), 10)
+	header = append(header, "\r\n\r\n"...)
+	start := headerRoom - len(header)
+	copy(buf[start:], header)
+	return buf[start:]
+}
+
+// writeFrame sends one message's body (queueFrame).
 func (s *Stream) writeFrame(body []byte) error {
+	buf := make([]byte, headerRoom, headerRoom+len(body))
+	return s.queueFrame(frameAround(append(buf, body...)))
+}
+
+// queueFrame queues a frame, which the Stream owns from now on, and sends
+// the queue (sendLocked) unless writes are held. It never blocks on the
+// peer, and fails only once the stream is closed or a write has failed.
+func (s *Stream) queueFrame(frame []byte) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.werr != nil {
@@ -518,9 +546,99 @@ func (s *Stream) writeFrame(body []byte) error {
 	if s.closed {
 		return ErrTransport
 	}
-	s.queue = append(s.queue, body)
-	s.cond.Signal()
+	s.queue = append(s.queue, frame)
+	s.sendLocked()
 	return nil
+}
+
+// Hold keeps the frames written from now on queued until as many Release
+// calls, so that a relay reading a burst of messages passes them on in one
+// write. Every Hold needs its Release.
+func (s *Stream) Hold() {
+	s.mu.Lock()
+	s.holds++
+	s.mu.Unlock()
+}
+
+// Release ends a Hold and sends what it kept.
+func (s *Stream) Release() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.holds--
+	s.sendLocked()
+}
+
+// sendLocked sends the queue unless writes are held or a write is under
+// way (whoever writes takes the queue after it): from the caller at once
+// when the connection takes it without blocking, the rest by the writer.
+// s.mu is held; it is let go during the write.
+func (s *Stream) sendLocked() {
+	if len(s.queue) == 0 || s.busy || s.holds > 0 || s.closed {
+		return
+	}
+	if s.try == nil || len(s.queue) > 1 && queued(s.queue) > writeBufferSize {
+		s.cond.Signal()
+		return
+	}
+	buf := s.queue[0]
+	if len(s.queue) > 1 {
+		buf = slices.Concat(s.queue...)
+	}
+	clear(s.queue)
+	s.queue = s.queue[:0]
+	s.busy = true
+	s.mu.Unlock()
+	n, err := s.try(buf)
+	s.mu.Lock()
+	s.busy = false
+	if err != nil {
+		if s.werr == nil {
+			s.werr = fmt.Errorf("%w: write: %v", ErrTransport, err)
+		}
+		s.queue, s.closed = nil, true
+		s.cond.Broadcast()
+		return
+	}
+	if n < len(buf) {
+		s.queue = slices.Insert(s.queue, 0, buf[n:])
+	}
+	if len(s.queue) > 0 || s.closed {
+		s.cond.Signal() // the writer takes the rest, or ends
+	}
+}
+
+// queued is the size of the frames in q.
+func queued(q [][]byte) int {
+	n := 0
+	for _, f := range q {
+		n += len(f)
+	}
+	return n
+}
+
+// Ahead reports whether a whole frame is read and buffered already, so
+// that the next ReadBody returns it without waiting for the peer. It errs
+// towards false.
+func (s *Stream) Ahead() bool {
+	n := s.in.Buffered()
+	if n == 0 {
+		return false
+	}
+	b, _ := s.in.Peek(n)
+	end := bytes.Index(b, []byte("\r\n\r\n"))
+	if end < 0 {
+		return false
+	}
+	i := bytes.Index(b[:end], []byte(contentLength))
+	if i < 0 {
+		return false
+	}
+	v := b[i+len(contentLength) : end]
+	if j := bytes.IndexByte(v, '\r'); j >= 0 {
+		v = v[:j]
+	}
+	length, err := strconv.Atoi(string(bytes.TrimSpace(v)))
+	return err == nil && length >= 0 && len(b)-(end+4) >= length
 }
 
 // Close flushes queued messages (for up to a second) and closes the

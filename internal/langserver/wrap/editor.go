@@ -60,11 +60,15 @@ func (e *Editor) Mux() *Mux {
 }
 
 // rawStream is a stream whose bodies can be scanned and passed on
-// undecoded (framing.Stream).
+// undecoded, and whose writes can be held while a burst of messages is
+// passed on (framing.Stream).
 type rawStream interface {
 	ReadBody(ctx context.Context) ([]byte, int64, error)
+	Ahead() bool
 	Decode(body []byte) (jsonrpc2.Message, error)
 	WriteRaw(r framing.Raw, id jsonrpc2.ID) error
+	Hold()
+	Release()
 }
 
 // Read returns the next message that is agentls's.
@@ -74,13 +78,30 @@ func (e *Editor) Read(ctx context.Context) (jsonrpc2.Message, int64, error) {
 		return e.readDecoded(ctx)
 	}
 	var total int64
+	// While more of the editor's messages are read already, what goes to
+	// the server is held and then sent in one write.
+	var held *Mux
+	release := func() {
+		if held != nil {
+			held.server.Release()
+			held = nil
+		}
+	}
+	defer release()
 	for {
+		if !raw.Ahead() {
+			release()
+		}
 		body, n, err := raw.ReadBody(ctx)
 		total += n
 		if err != nil {
 			return nil, total, err
 		}
 		m := e.Mux()
+		if m != nil && held == nil && raw.Ahead() {
+			m.server.Hold()
+			held = m
+		}
 		if m == nil {
 			if msg, err := raw.Decode(body); err == nil {
 				return msg, total, nil
@@ -181,6 +202,20 @@ func (e *Editor) answer(id jsonrpc2.ID, result json.RawMessage, err error) error
 		return w.WriteResponse(context.Background(), id, result, err)
 	}
 	return e.write(response(id, result, err))
+}
+
+// hold holds the writes to the editor while the server's messages that
+// are read already are passed on (Mux.read); release ends it.
+func (e *Editor) hold() {
+	if w, ok := e.inner.(rawStream); ok {
+		w.Hold()
+	}
+}
+
+func (e *Editor) release() {
+	if w, ok := e.inner.(rawStream); ok {
+		w.Release()
+	}
 }
 
 // writeRaw passes on a message of the server's to the editor under id

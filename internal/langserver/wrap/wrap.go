@@ -80,10 +80,11 @@ type Options struct {
 
 // route is who waits for the answer to a request sent to the server.
 type route struct {
-	editor  *jsonrpc2.ID            // the editor's request, answered under this id
-	wait    chan *jsonrpc2.Response // a request of the Mux's own (Request) or a merge
-	agent   *Agent                  // agentls's client, answered under agentID
-	agentID jsonrpc2.ID
+	toEditor bool // the editor's request, answered under editor
+	editor   jsonrpc2.ID
+	wait     chan *jsonrpc2.Response // a request of the Mux's own (Request) or a merge
+	agent    *Agent                  // agentls's client, answered under agentID
+	agentID  jsonrpc2.ID
 }
 
 // Mux shares one server process between the editor and agentls.
@@ -317,7 +318,7 @@ func (m *Mux) passCall(c *jsonrpc2.Call, merge bool) {
 		m.merges[id] = ch
 		m.pending[sid] = route{wait: ch}
 	} else {
-		m.pending[sid] = route{editor: &id}
+		m.pending[sid] = route{toEditor: true, editor: id}
 	}
 	m.passed[id] = sid
 	if err := m.writeServerLocked(call(sid, c.Method(), c.Params())); err != nil {
@@ -338,7 +339,7 @@ func (m *Mux) passRaw(r framing.Raw) {
 		return
 	}
 	sid := m.nextIDLocked()
-	m.pending[sid] = route{editor: &id}
+	m.pending[sid] = route{toEditor: true, editor: id}
 	m.passed[id] = sid
 	if err := m.server.WriteRaw(r, sid); err != nil {
 		delete(m.pending, sid)
@@ -401,11 +402,25 @@ func (m *Mux) answerRawFromEditor(r framing.Raw) bool {
 // undecoded (passOn); the rest is decoded.
 func (m *Mux) read() {
 	ctx := context.Background()
+	// While more of the server's messages are read already, what goes to
+	// the editor is held and then sent in one write.
+	held := false
 	for {
+		if held && !m.server.Ahead() {
+			m.editor.release()
+			held = false
+		}
 		body, _, err := m.server.ReadBody(ctx)
 		if err != nil {
+			if held {
+				m.editor.release()
+			}
 			m.end(err)
 			return
+		}
+		if !held && m.server.Ahead() {
+			m.editor.hold()
+			held = true
 		}
 		if r, ok := framing.Scan(body); ok && m.passOn(r) {
 			continue
@@ -440,12 +455,12 @@ func (m *Mux) passOn(r framing.Raw) bool {
 		if !ok {
 			return true // cancelled by its sender
 		}
-		if rt.editor == nil {
+		if !rt.toEditor {
 			return false
 		}
 		delete(m.pending, r.ID)
-		delete(m.passed, *rt.editor)
-		if err := m.editor.writeRaw(r, *rt.editor); err != nil {
+		delete(m.passed, rt.editor)
+		if err := m.editor.writeRaw(r, rt.editor); err != nil {
 			m.log.Debug("answer the editor", "error", err)
 		}
 		return true
@@ -473,9 +488,9 @@ func (m *Mux) fromServerResponse(r *jsonrpc2.Response) {
 	}
 	delete(m.pending, r.ID())
 	switch {
-	case rt.editor != nil:
-		delete(m.passed, *rt.editor)
-		m.answerEditorLocked(*rt.editor, r.Result(), r.Err())
+	case rt.toEditor:
+		delete(m.passed, rt.editor)
+		m.answerEditorLocked(rt.editor, r.Result(), r.Err())
 	case rt.wait != nil:
 		rt.wait <- r
 	case rt.agent != nil:
@@ -538,8 +553,8 @@ func (m *Mux) end(err error) {
 	for sid, rt := range m.pending {
 		delete(m.pending, sid)
 		switch {
-		case rt.editor != nil:
-			m.answerEditorLocked(*rt.editor, nil, gone)
+		case rt.toEditor:
+			m.answerEditorLocked(rt.editor, nil, gone)
 		case rt.wait != nil:
 			resp, _ := jsonrpc2.NewResponse(sid, nil, gone)
 			rt.wait <- resp
