@@ -144,6 +144,46 @@ func BenchmarkWrapHover(b *testing.B) {
 	benchpair.Run(b, time.Millisecond, ours, base)
 }
 
+// BenchmarkWrapThroughput measures sustained throughput: 50 clients each
+// sending 10 hovers one after another (500 a sample, 50 always in flight)
+// through `agentls serve --wrap gopls`, against the same straight to a
+// gopls of its own, interleaved. Unlike BenchmarkWrapHover, whose every
+// batch waits for its slowest answer, the hop's latency is paid once a
+// sample rather than once every 50 hovers.
+func BenchmarkWrapThroughput(b *testing.B) {
+	requireGoplsB(b)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	const clients, each = 50, 10
+	prepare := func(e *rawEditor) func() time.Duration {
+		e.initialize(ctx, nil)
+		e.open(ctx, "use.go")
+		e.open(ctx, "hello.go")
+		e.diagnosticsAt(ctx, "use.go", 1, false)
+		params := docPos(e.uri("hello.go"), 3, 6)
+		e.call(ctx, "textDocument/hover", params) // warm
+		return func() time.Duration {
+			start := time.Now()
+			var wg sync.WaitGroup
+			for range clients {
+				wg.Go(func() {
+					for range each {
+						var res json.RawMessage
+						if _, err := e.conn.Call(ctx, "textDocument/hover", params, &res); err != nil || len(res) < 10 {
+							b.Errorf("hover: %v %s", err, res)
+						}
+					}
+				})
+			}
+			wg.Wait()
+			return time.Since(start)
+		}
+	}
+	base := prepare(startDirect(b, writeWorkspace(b, wrapFiles)))
+	ours := prepare(startWrappedProcess(b, writeWorkspace(b, wrapFiles)))
+	benchpair.Run(b, time.Millisecond, ours, base)
+}
+
 // requireGoplsB fails (never skips) without gopls.
 func requireGoplsB(b *testing.B) {
 	b.Helper()

@@ -7,15 +7,20 @@
 // frame, resynchronizes on the next Content-Length header and keeps
 // reading; it answers a broken request that carries an id (so the peer
 // does not wait forever); and it leaves out null params, which JSON-RPC
-// allows and some servers (tsgo) require. Writes are queued and written by
-// one goroutine, so the reading side never waits on a peer that is itself
-// busy writing to us (a synchronous pipe would deadlock); what is queued
-// together goes out in one write.
+// allows and some servers (tsgo) require. A write never waits on the
+// peer (two peers each blocked writing to the other would deadlock): on a
+// non-blocking pipe (rawio_unix.go; agentls serve's own stdio through
+// OpenStdio) the caller writes the frame at once when nothing is queued
+// and the pipe takes it, and what the pipe does not take goes to the
+// writer goroutine, which writes everything queued together in one write;
+// elsewhere every frame goes through the writer.
 //
 // A relay (agentls serve --wrap) need not decode what it passes on:
 // ReadBody returns a body undecoded, Scan reads its id and method and
 // validates it, and WriteRaw writes it on under another id with its
 // params or result as they came; Decode is the full decode for the rest.
+// While more messages are read already (Ahead), the relay holds its writes
+// (Hold, Release), so that a burst goes on in one write.
 package framing
 
 import (
