@@ -193,6 +193,8 @@ func (s *Server) lookUpSymbols(ctx context.Context, path, text string, off, firs
 	if !ok {
 		return nil
 	}
+	// A server that dies during the lookup is not restarted for it.
+	ctx = client.RunningOnly(ctx)
 	idents := identsNear(text, off, fim.LineComment(path))
 	found := make([]foundSymbol, len(idents))
 	var wg sync.WaitGroup

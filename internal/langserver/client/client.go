@@ -108,6 +108,18 @@ func (c *Client) current() *session {
 	return nil
 }
 
+// runningOnlyKey marks a context made by RunningOnly.
+type runningOnlyKey struct{}
+
+// RunningOnly returns a context whose requests go to a server only while
+// it runs: one that ended is not restarted for them (nor counted against
+// its restarts), and they fail with ErrNotRunning. For requests nobody
+// waits on (inline completion's symbol lookups): a server that died
+// restarts when the person or the agent next uses it.
+func RunningOnly(ctx context.Context) context.Context {
+	return context.WithValue(ctx, runningOnlyKey{}, true)
+}
+
 // live returns the running session, starting the server if needed. A
 // server that died is restarted under the crash policy; its documents
 // are reopened in the new process.
@@ -131,6 +143,9 @@ func (c *Client) live(ctx context.Context) (*session, error) {
 		}
 		c.sess.Store(s)
 		return s, nil
+	}
+	if ctx.Value(runningOnlyKey{}) != nil {
+		return nil, kindErrorf(ErrNotRunning, "%s is not running; it starts on next use", c.name)
 	}
 	// An untrusted folder's refusal is not a crash: it does not count
 	// against the restarts.

@@ -25,6 +25,9 @@ var (
 	ErrShutDown = errors.New("language servers are shut down")
 	// ErrStale: a server's edits are not for the file's current text.
 	ErrStale = errors.New("file changed since the server computed its edits")
+	// ErrNotRunning: a request made with RunningOnly found no server
+	// running (it ended, or was never started).
+	ErrNotRunning = errors.New("language server not running")
 )
 
 // errExited marks a request that failed because the server process ended

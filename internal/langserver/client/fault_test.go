@@ -58,6 +58,47 @@ func TestFaultServerCrashesMidRequest(t *testing.T) {
 	}
 }
 
+// TestRunningOnlyDoesNotRestart: a request made with RunningOnly (inline
+// completion's symbol lookups) on a server that dies under it fails with
+// ErrNotRunning and starts nothing; the next ordinary request restarts
+// the server and is answered.
+func TestRunningOnlyDoesNotRestart(t *testing.T) {
+	t.Parallel()
+	m, dir, logPath := fakeManager(t, "echo,crash=once", func(c *Config) { c.RequestTimeout = time.Minute })
+	ctx := context.Background()
+	path := fakeFile(t, dir, "hello\n")
+	c, err := m.ClientFor(ctx, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.PID() == 0 {
+		t.Fatal("the server is not running")
+	}
+	_, err = c.Definition(RunningOnly(ctx), path, 1, 1)
+	if _, crashed := os.Stat(logPath + ".crashed"); crashed != nil {
+		t.Fatal("the server did not crash")
+	}
+	if !errors.Is(err, ErrNotRunning) {
+		t.Fatalf("a running-only request across a crash: %v, want ErrNotRunning", err)
+	}
+	if pid := c.PID(); pid != 0 {
+		t.Fatalf("a running-only request restarted the server (pid %d)", pid)
+	}
+	if _, err := c.Hover(RunningOnly(ctx), path, 1, 1); !errors.Is(err, ErrNotRunning) {
+		t.Fatalf("a running-only request with no server running: %v, want ErrNotRunning", err)
+	}
+	if c.PID() != 0 {
+		t.Fatal("a running-only request started the server")
+	}
+	locs, err := c.Definition(ctx, path, 1, 1)
+	if err != nil || len(locs) != 1 {
+		t.Fatalf("an ordinary request after the crash: %v, %v", locs, err)
+	}
+	if c.PID() == 0 {
+		t.Fatal("an ordinary request did not restart the server")
+	}
+}
+
 // TestFaultServerHangs: the server never answers. The request ends at
 // its timeout with the server, the request and lsp_restart named, the
 // server is told to drop it ($/cancelRequest), and it stays up (a hang is
