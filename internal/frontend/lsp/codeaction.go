@@ -53,7 +53,7 @@ func (s *Server) codeActionParts(ctx context.Context, params json.RawMessage) (h
 	// A waiting question's answers first: the turn is blocked on them.
 	head = append([]protocol.CodeAction{}, s.pendingActions()...)
 	var actions []protocol.CodeAction
-	if a := s.nextEditAction(ctx, p); a != nil { // a ready edit first (nextedit.go)
+	if a := s.nextEditAction(ctx, p, automatic); a != nil { // a ready edit first (nextedit.go)
 		actions = append(actions, *a)
 	}
 	ask := func(title string, kind protocol.CodeActionKind, args AskArgs, diags ...protocol.Diagnostic) {
@@ -90,8 +90,12 @@ const nextEditKind protocol.CodeActionKind = "refactor.rewrite"
 
 // nextEditAction is the document's next-edit suggestion as a code action
 // with its edit (the editor applies it when chosen), or nil: none, or
-// the editor asked only for other kinds.
-func (s *Server) nextEditAction(ctx context.Context, p protocol.CodeActionParams) *protocol.CodeAction {
+// the editor asked only for other kinds. When the person asked, it waits
+// for the model; when the editor asks on its own (automatic: a lightbulb,
+// or under --wrap the server's actions merged with ours) it never does:
+// a suggestion not known yet is asked for in the background and comes
+// with a later request.
+func (s *Server) nextEditAction(ctx context.Context, p protocol.CodeActionParams, automatic bool) *protocol.CodeAction {
 	if len(p.Context.Only) > 0 && !slices.ContainsFunc(p.Context.Only, func(k protocol.CodeActionKind) bool {
 		return k == nextEditKind || strings.HasPrefix(string(nextEditKind), string(k)+".")
 	}) {
@@ -109,8 +113,10 @@ func (s *Server) nextEditAction(ctx context.Context, p protocol.CodeActionParams
 	if err != nil {
 		return nil
 	}
-	ne, err := s.nextEditFor(ctx, c, path, text)
-	if err != nil && ctx.Err() == nil {
+	var ne *nextEdit
+	if automatic {
+		ne = s.nextEditReady(c, path, text)
+	} else if ne, err = s.nextEditFor(ctx, c, path, text); err != nil && ctx.Err() == nil {
 		s.log.Warn("next edit failed", "model", c.filler.Name(), "error", err)
 	}
 	if ne == nil {

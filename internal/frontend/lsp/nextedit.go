@@ -314,6 +314,32 @@ func (s *Server) nextEditFor(ctx context.Context, c *completer, path, text strin
 	return s.askNextEdit(ctx, c, path, text, edits)
 }
 
+// nextEditReady is the suggestion for path's text when it is known now;
+// otherwise it has it asked for in the background (the document's ask,
+// as after an accepted item) and is nil: the caller never waits on the
+// model.
+func (s *Server) nextEditReady(c *completer, path, text string) *nextEdit {
+	if c.filler == nil {
+		return nil
+	}
+	sug, known, fetch, _ := s.next.cached(path, text)
+	if known {
+		return sug
+	}
+	if fetch == nil {
+		fetch, _ = s.fetchNextEdit(c, path, text, true)
+	}
+	if fetch != nil {
+		select {
+		case <-fetch.done:
+			sug, _, _, _ = s.next.cached(path, text)
+			return sug
+		default:
+		}
+	}
+	return nil
+}
+
 // askNextEdit asks the model for the edit that follows edits in path's
 // text, and keeps the answer for text.
 func (s *Server) askNextEdit(ctx context.Context, c *completer, path, text string, edits []fim.Edit) (*nextEdit, error) {

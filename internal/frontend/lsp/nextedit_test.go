@@ -83,19 +83,76 @@ type codeActionEdit struct {
 	} `json:"command"`
 }
 
-// codeActions asks for the code actions at the start of a line.
+// codeActions asks for the code actions at the start of a line, as the
+// person does (no trigger kind: a client before LSP 3.17, or Invoked).
 func codeActions(ctx context.Context, t *testing.T, ed *fake.Editor, path string, line int) []codeActionEdit {
 	t.Helper()
+	return codeActionsTriggered(ctx, t, ed, path, line, 0)
+}
+
+// codeActionsTriggered asks for the code actions at the start of a line
+// with an LSP 3.17 trigger kind (2: Automatic, the editor on its own).
+func codeActionsTriggered(ctx context.Context, t *testing.T, ed *fake.Editor, path string, line, trigger int) []codeActionEdit {
+	t.Helper()
 	at := map[string]int{"line": line, "character": 0}
+	actx := map[string]any{"diagnostics": []any{}}
+	if trigger != 0 {
+		actx["triggerKind"] = trigger
+	}
 	var actions []codeActionEdit
 	if _, err := ed.Conn().Call(ctx, "textDocument/codeAction", map[string]any{
 		"textDocument": map[string]any{"uri": overlay.PathToURI(path)},
 		"range":        map[string]any{"start": at, "end": at},
-		"context":      map[string]any{"diagnostics": []any{}},
+		"context":      actx,
 	}, &actions); err != nil {
 		t.Fatal(err)
 	}
 	return actions
+}
+
+// TestNextEditAutomaticCodeActionNeverWaits: code actions the editor asks
+// for on its own (VS Code's lightbulb; under --wrap, merged with the
+// server's) come at once while the model is still finding the next edit,
+// which is asked for once and comes with a later request.
+func TestNextEditAutomaticCodeActionNeverWaits(t *testing.T) {
+	ctx := ctxT(t)
+	hold := make(chan struct{})
+	srv := fimtest.New(func(r fimtest.Request) fimtest.Reply {
+		reply := renameModel(r)
+		reply.Hold = hold
+		return reply
+	})
+	defer srv.Close()
+	ed, path := openAdd(ctx, t, srv)
+	renameA(ctx, t, ed, path)
+	// The model holds its answer until the test lets it go: a request
+	// that waited for it would never return.
+	for _, a := range codeActionsTriggered(ctx, t, ed, path, 0, 2) {
+		if a.Kind == "refactor.rewrite" {
+			t.Fatalf("a next edit before the model answered: %+v", a)
+		}
+	}
+	for nextEditRequests(srv) == 0 {
+		if ctx.Err() != nil {
+			t.Fatal("the automatic request did not have the next edit asked for")
+		}
+		time.Sleep(time.Millisecond)
+	}
+	codeActionsTriggered(ctx, t, ed, path, 0, 2) // the ask under way: no second one
+	close(hold)
+	for {
+		a := codeActionsTriggered(ctx, t, ed, path, 0, 2)
+		if len(a) > 0 && a[0].Kind == "refactor.rewrite" {
+			break
+		}
+		if ctx.Err() != nil {
+			t.Fatalf("actions = %+v, never the next edit after the model answered", a)
+		}
+		time.Sleep(time.Millisecond)
+	}
+	if n := nextEditRequests(srv); n != 1 {
+		t.Errorf("next-edit requests %d, want 1", n)
+	}
 }
 
 // TestNextEditRenameParameter: after the person renames a parameter on
