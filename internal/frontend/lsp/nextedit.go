@@ -291,27 +291,35 @@ func (st *nextEditState) store(path, text, now string, sug *nextEdit) {
 	}
 }
 
-// nextEditFor is the suggestion for path's text: kept, being asked for,
-// or asked for now with ctx. Nil: none (no recent edits, an excluded
-// file, no completion model, or the model saw none).
+// nextEditFor is the suggestion for path's text: kept, or asked for as
+// the document's ask (fetchNextEdit) and waited for with ctx, so that an
+// inline request for the same text shares the one model request. Nil:
+// none (no recent edits, an excluded file, no completion model, or the
+// model saw none).
 func (s *Server) nextEditFor(ctx context.Context, c *completer, path, text string) (*nextEdit, error) {
 	if c.filler == nil {
 		return nil, nil
 	}
-	sug, known, fetch, edits := s.next.cached(path, text)
+	sug, known, fetch, _ := s.next.cached(path, text)
 	if known {
 		return sug, nil
 	}
-	if fetch != nil {
-		select {
-		case <-fetch.done:
+	if fetch == nil {
+		if fetch, _ = s.fetchNextEdit(c, path, text, false); fetch == nil {
 			sug, _, _, _ = s.next.cached(path, text)
 			return sug, nil
-		case <-ctx.Done():
-			return nil, ctx.Err()
 		}
 	}
-	return s.askNextEdit(ctx, c, path, text, edits)
+	s.next.hold(fetch)
+	select {
+	case <-fetch.done:
+		s.next.let(fetch, false)
+		sug, _, _, _ = s.next.cached(path, text)
+		return sug, nil
+	case <-ctx.Done():
+		s.next.let(fetch, true)
+		return nil, ctx.Err()
+	}
 }
 
 // nextEditReady is the suggestion for path's text when it is known now;

@@ -110,6 +110,48 @@ func codeActionsTriggered(ctx context.Context, t *testing.T, ed *fake.Editor, pa
 	return actions
 }
 
+// TestNextEditOneAskForACodeActionAndAnInlineRequest: a code action the
+// person asked for, waiting for the model, and an inline request for the
+// same text share one model request; the ghost text does not wait for it
+// and the code action gets its answer.
+func TestNextEditOneAskForACodeActionAndAnInlineRequest(t *testing.T) {
+	ctx := ctxT(t)
+	hold := make(chan struct{})
+	srv := fimtest.New(func(r fimtest.Request) fimtest.Reply {
+		if isNextEdit(r) {
+			reply := renameModel(r)
+			reply.Hold = hold
+			return reply
+		}
+		return fimtest.Reply{Parts: []string{"// sum"}}
+	})
+	defer srv.Close()
+	ed, path := openAdd(ctx, t, srv)
+	renameA(ctx, t, ed, path)
+	actions := make(chan []codeActionEdit, 1)
+	go func() { actions <- codeActions(ctx, t, ed, path, 0) }()
+	for nextEditRequests(srv) == 0 {
+		if ctx.Err() != nil {
+			t.Fatal("the code action did not ask for the next edit")
+		}
+		time.Sleep(time.Millisecond)
+	}
+	got, err := ed.InlineCompletion(ctx, path, 5, 1, fake.InlineInvoked)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got.Items) == 0 || got.Items[0].InsertText != "// sum" {
+		t.Fatalf("items = %+v, want the fill at once", got)
+	}
+	close(hold)
+	if a := <-actions; len(a) == 0 || a[0].Kind != "refactor.rewrite" {
+		t.Fatalf("actions = %+v, want the next edit first", a)
+	}
+	if n := nextEditRequests(srv); n != 1 {
+		t.Errorf("next-edit requests %d, want 1: the inline request shares the code action's", n)
+	}
+}
+
 // TestNextEditAutomaticCodeActionNeverWaits: code actions the editor asks
 // for on its own (VS Code's lightbulb; under --wrap, merged with the
 // server's) come at once while the model is still finding the next edit,
