@@ -119,6 +119,11 @@ func TestSignature(t *testing.T) {
 		{"```go\nfunc Sum(xs ...int) int\n```\n\n---\n\nSum adds.", "func Sum(xs ...int) int"},
 		{"def total(a, b)\n\nAdds them.", "def total(a, b)"},
 		{"", ""},
+		// pyright lays a long parameter list out one a line.
+		{"```python\n(function) def scale(\n    value: int,\n    factor: int\n) -> int\n```\n---\nScales.", "(function) def scale(value: int, factor: int) -> int"},
+		{"```python\n(function) def f(\n    a: int,\n    b: int,\n) -> None\n```", "(function) def f(a: int, b: int,) -> None"},
+		// A struct's fields stay one a line.
+		{"```go\ntype T struct {\n\tA int\n\tB string\n}\n```", "type T struct {\n\tA int\n\tB string\n}"},
 		{"```go\n" + strings.Repeat("field int\n", 100) + "```", strings.TrimSuffix(strings.Repeat("field int\n", maxSymbolBytes/10), "\n")},
 	}
 	for _, tt := range tests {

@@ -215,7 +215,9 @@ func (s *Server) lookUpSymbols(ctx context.Context, path, text string, off, firs
 			if err != nil {
 				return
 			}
-			if sig := signature(md); sig != "" {
+			// A module (pyright: "(module) helpers") declares nothing
+			// the model could use.
+			if sig := signature(md); sig != "" && !strings.HasPrefix(sig, "(module) ") {
 				found[i] = foundSymbol{path: loc.Path, rel: s.ws.Rel(loc.Path), sig: sig}
 			}
 		})
@@ -354,7 +356,7 @@ func signature(md string) string {
 	if sig == "" {
 		sig, _, _ = strings.Cut(strings.TrimSpace(md), "\n\n")
 	}
-	sig = strings.TrimSpace(sig)
+	sig = joinParams(strings.TrimSpace(sig))
 	if len(sig) <= maxSymbolBytes {
 		return sig
 	}
@@ -363,4 +365,39 @@ func signature(md string) string {
 		return sig[:i]
 	}
 	return ""
+}
+
+// joinParams puts a parameter list a server laid out one parameter a line
+// (pyright: "def scale(\n    value: int,\n    factor: int\n) -> int") back
+// on one line: a line that ends with "(" or "," is joined to the next.
+// Other layouts (a struct's fields) stay as they are.
+func joinParams(sig string) string {
+	lines := strings.Split(sig, "\n")
+	if len(lines) == 1 {
+		return sig
+	}
+	var b strings.Builder
+	open := false // inside a parameter list being joined
+	for i, l := range lines {
+		trimmed := strings.TrimSpace(l)
+		if i > 0 {
+			prev := strings.TrimRight(lines[i-1], " \t")
+			switch {
+			case strings.HasSuffix(prev, "("):
+				open = true
+			case open && strings.HasPrefix(trimmed, ")"):
+				open = false
+			case open && strings.HasSuffix(prev, ","):
+				b.WriteByte(' ')
+			default:
+				open = false
+				b.WriteByte('\n')
+				trimmed = strings.TrimRight(l, " \t")
+			}
+		} else {
+			trimmed = strings.TrimRight(l, " \t")
+		}
+		b.WriteString(trimmed)
+	}
+	return b.String()
 }

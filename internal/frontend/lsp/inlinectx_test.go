@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -64,6 +65,58 @@ func TestInlineCompletionSymbolsFromGopls(t *testing.T) {
 	}
 	if strings.Contains(prompt, "secretToken") || strings.Contains(prompt, "secret.go") {
 		t.Errorf("the prompt holds the signature of Key, declared in an excluded file:\n%s", prompt)
+	}
+}
+
+// TestInlineCompletionSymbolsFromPyright: the symbols come from whichever
+// language server runs for the file — here pyright for Python, whose
+// hovers read "(function) def …" — and a declaration in an excluded file
+// stays out.
+func TestInlineCompletionSymbolsFromPyright(t *testing.T) {
+	if _, err := exec.LookPath("pyright-langserver"); err != nil {
+		t.Fatal("pyright-langserver is not on PATH: install it with `npm install -g pyright`")
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	srv := fimtest.New(func(fimtest.Request) fimtest.Reply { return fimtest.Reply{Parts: []string{"return total"}} })
+	defer srv.Close()
+	const mainPy = "from helpers import scale\nfrom secret import key\n\n\ndef total() -> int:\n    t = scale(2, 3) + len(key())\n    \n"
+	ed, root := setup(t, map[string]string{
+		"helpers.py":     "def scale(value: int, factor: int) -> int:\n    \"\"\"Scales value by factor.\"\"\"\n    return value * factor\n",
+		"secret.py":      "def key(secret_token: str = \"k\") -> str:\n    return secret_token\n",
+		".agentlsignore": "secret.py\n",
+		"main.py":        mainPy,
+	}, nil, func(o *fake.Options) { o.InitOptions = completionSettings(srv, nil) })
+	path := filepath.Join(root, "main.py")
+	if err := ed.Open(ctx, path, mainPy); err != nil {
+		t.Fatal(err)
+	}
+	// Until pyright has analysed the files the completion goes without
+	// its symbols; each try types a space, so the model is asked again.
+	var prompt string
+	for i := 0; ; i++ {
+		if err := ed.Change(ctx, path, fake.Edit{StartLine: 6, StartChar: 4 + i, EndLine: 6, EndChar: 4 + i, Text: " "}); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := ed.InlineCompletion(ctx, path, 6, 5+i, fake.InlineInvoked); err != nil {
+			t.Fatal(err)
+		}
+		reqs := srv.Requests()
+		prompt = reqs[len(reqs)-1].Prompt
+		if strings.Contains(prompt, "def scale(") || ctx.Err() != nil || i == 100 {
+			break
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	t.Logf("prompt:\n%s", prompt)
+	if !strings.Contains(prompt, "# helpers.py: (function) def scale(value: int, factor: int) -> int\n") {
+		t.Fatalf("the prompt has no signature of scale from helpers.py:\n%s", prompt)
+	}
+	if strings.Contains(prompt, "secret_token") || strings.Contains(prompt, "secret.py") {
+		t.Errorf("the prompt holds the signature of key, declared in an excluded file:\n%s", prompt)
+	}
+	if strings.Contains(prompt, "(module)") {
+		t.Errorf("the prompt holds a module as a declaration:\n%s", prompt)
 	}
 }
 
