@@ -39,24 +39,8 @@ func TestInlineCompletionSymbolsFromGopls(t *testing.T) {
 		t.Fatal(err)
 	}
 	// gopls starts for the editor's document; until it has loaded the
-	// package the completion goes without its symbols. Each try types a
-	// space, so the model is asked again (no cached answer).
-	var prompt string
-	for i := 0; ; i++ {
-		if err := ed.Change(ctx, path, fake.Edit{StartLine: 4, StartChar: 1 + i, EndLine: 4, EndChar: 1 + i, Text: " "}); err != nil {
-			t.Fatal(err)
-		}
-		if _, err := ed.InlineCompletion(ctx, path, 4, 2+i, fake.InlineInvoked); err != nil {
-			t.Fatal(err)
-		}
-		reqs := srv.Requests()
-		prompt = reqs[len(reqs)-1].Prompt
-		if strings.Contains(prompt, "func Sum(") || ctx.Err() != nil || i == 100 {
-			break
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
-	t.Logf("prompt:\n%s", prompt)
+	// package the completion goes without its symbols.
+	prompt := promptOnceLoaded(ctx, t, ed, srv, path, 4, 1, "func Sum(")
 	if !strings.Contains(prompt, "// sum.go: func Sum(xs ...int) int\n") {
 		t.Fatalf("the prompt has no signature of Sum from sum.go:\n%s", prompt)
 	}
@@ -66,6 +50,31 @@ func TestInlineCompletionSymbolsFromGopls(t *testing.T) {
 	if strings.Contains(prompt, "secretToken") || strings.Contains(prompt, "secret.go") {
 		t.Errorf("the prompt holds the signature of Key, declared in an excluded file:\n%s", prompt)
 	}
+}
+
+// promptOnceLoaded asks for inline completions at line (0-based), after
+// column col, until the model's prompt holds want (the language server
+// has loaded the files) or 100 tries, and returns the last prompt. Each
+// try types a space, so the model is asked again (no cached answer).
+func promptOnceLoaded(ctx context.Context, t *testing.T, ed *fake.Editor, srv *fimtest.Server, path string, line, col int, want string) string {
+	t.Helper()
+	var prompt string
+	for i := 0; ; i++ {
+		if err := ed.Change(ctx, path, fake.Edit{StartLine: line, StartChar: col + i, EndLine: line, EndChar: col + i, Text: " "}); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := ed.InlineCompletion(ctx, path, line, col+1+i, fake.InlineInvoked); err != nil {
+			t.Fatal(err)
+		}
+		reqs := srv.Requests()
+		prompt = reqs[len(reqs)-1].Prompt
+		if strings.Contains(prompt, want) || ctx.Err() != nil || i == 100 {
+			break
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	t.Logf("prompt:\n%s", prompt)
+	return prompt
 }
 
 // TestInlineCompletionSymbolsFromPyright: the symbols come from whichever
@@ -92,23 +101,8 @@ func TestInlineCompletionSymbolsFromPyright(t *testing.T) {
 		t.Fatal(err)
 	}
 	// Until pyright has analysed the files the completion goes without
-	// its symbols; each try types a space, so the model is asked again.
-	var prompt string
-	for i := 0; ; i++ {
-		if err := ed.Change(ctx, path, fake.Edit{StartLine: 6, StartChar: 4 + i, EndLine: 6, EndChar: 4 + i, Text: " "}); err != nil {
-			t.Fatal(err)
-		}
-		if _, err := ed.InlineCompletion(ctx, path, 6, 5+i, fake.InlineInvoked); err != nil {
-			t.Fatal(err)
-		}
-		reqs := srv.Requests()
-		prompt = reqs[len(reqs)-1].Prompt
-		if strings.Contains(prompt, "def scale(") || ctx.Err() != nil || i == 100 {
-			break
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
-	t.Logf("prompt:\n%s", prompt)
+	// its symbols.
+	prompt := promptOnceLoaded(ctx, t, ed, srv, path, 6, 4, "def scale(")
 	if !strings.Contains(prompt, "# helpers.py: (function) def scale(value: int, factor: int) -> int\n") {
 		t.Fatalf("the prompt has no signature of scale from helpers.py:\n%s", prompt)
 	}

@@ -44,6 +44,31 @@ func nextEditRequests(srv *fimtest.Server) (n int) {
 	return n
 }
 
+// heldRenameModel is renameModel whose next edits wait until hold is
+// closed, with fill as every fill-in-the-middle answer.
+func heldRenameModel(hold chan struct{}, fill string) func(fimtest.Request) fimtest.Reply {
+	return func(r fimtest.Request) fimtest.Reply {
+		if isNextEdit(r) {
+			reply := renameModel(r)
+			reply.Hold = hold
+			return reply
+		}
+		return fimtest.Reply{Parts: []string{fill}}
+	}
+}
+
+// waitNextEditAsked waits until the model has a next-edit request; why
+// says what should have asked.
+func waitNextEditAsked(ctx context.Context, t *testing.T, srv *fimtest.Server, why string) {
+	t.Helper()
+	for nextEditRequests(srv) == 0 {
+		if ctx.Err() != nil {
+			t.Fatal(why)
+		}
+		time.Sleep(time.Millisecond)
+	}
+}
+
 // openAdd starts agentls with srv as the completion model and opens
 // calc.go (addBody) in the editor, as the next-edit tests begin.
 func openAdd(ctx context.Context, t *testing.T, srv *fimtest.Server) (*fake.Editor, string) {
@@ -117,25 +142,13 @@ func codeActionsTriggered(ctx context.Context, t *testing.T, ed *fake.Editor, pa
 func TestNextEditOneAskForACodeActionAndAnInlineRequest(t *testing.T) {
 	ctx := ctxT(t)
 	hold := make(chan struct{})
-	srv := fimtest.New(func(r fimtest.Request) fimtest.Reply {
-		if isNextEdit(r) {
-			reply := renameModel(r)
-			reply.Hold = hold
-			return reply
-		}
-		return fimtest.Reply{Parts: []string{"// sum"}}
-	})
+	srv := fimtest.New(heldRenameModel(hold, "// sum"))
 	defer srv.Close()
 	ed, path := openAdd(ctx, t, srv)
 	renameA(ctx, t, ed, path)
 	actions := make(chan []codeActionEdit, 1)
 	go func() { actions <- codeActions(ctx, t, ed, path, 0) }()
-	for nextEditRequests(srv) == 0 {
-		if ctx.Err() != nil {
-			t.Fatal("the code action did not ask for the next edit")
-		}
-		time.Sleep(time.Millisecond)
-	}
+	waitNextEditAsked(ctx, t, srv, "the code action did not ask for the next edit")
 	got, err := ed.InlineCompletion(ctx, path, 5, 1, fake.InlineInvoked)
 	if err != nil {
 		t.Fatal(err)
@@ -159,11 +172,7 @@ func TestNextEditOneAskForACodeActionAndAnInlineRequest(t *testing.T) {
 func TestNextEditAutomaticCodeActionNeverWaits(t *testing.T) {
 	ctx := ctxT(t)
 	hold := make(chan struct{})
-	srv := fimtest.New(func(r fimtest.Request) fimtest.Reply {
-		reply := renameModel(r)
-		reply.Hold = hold
-		return reply
-	})
+	srv := fimtest.New(heldRenameModel(hold, ""))
 	defer srv.Close()
 	ed, path := openAdd(ctx, t, srv)
 	renameA(ctx, t, ed, path)
@@ -174,12 +183,7 @@ func TestNextEditAutomaticCodeActionNeverWaits(t *testing.T) {
 			t.Fatalf("a next edit before the model answered: %+v", a)
 		}
 	}
-	for nextEditRequests(srv) == 0 {
-		if ctx.Err() != nil {
-			t.Fatal("the automatic request did not have the next edit asked for")
-		}
-		time.Sleep(time.Millisecond)
-	}
+	waitNextEditAsked(ctx, t, srv, "the automatic request did not have the next edit asked for")
 	codeActionsTriggered(ctx, t, ed, path, 0, 2) // the ask under way: no second one
 	close(hold)
 	for {
@@ -277,14 +281,7 @@ func TestNextEditRenameParameter(t *testing.T) {
 func TestNextEditNeverDelaysTheGhostText(t *testing.T) {
 	ctx := ctxT(t)
 	hold := make(chan struct{})
-	srv := fimtest.New(func(r fimtest.Request) fimtest.Reply {
-		if isNextEdit(r) {
-			reply := renameModel(r)
-			reply.Hold = hold
-			return reply
-		}
-		return fimtest.Reply{Parts: []string{"// sum"}}
-	})
+	srv := fimtest.New(heldRenameModel(hold, "// sum"))
 	defer srv.Close()
 	ed, path := openAdd(ctx, t, srv)
 	renameA(ctx, t, ed, path)
@@ -295,12 +292,7 @@ func TestNextEditNeverDelaysTheGhostText(t *testing.T) {
 	if len(got.Items) != 1 || got.Items[0].InsertText != "// sum" {
 		t.Fatalf("items = %+v, want the fill alone while the next edit is asked", got)
 	}
-	for nextEditRequests(srv) == 0 {
-		if ctx.Err() != nil {
-			t.Fatal("the next edit was never asked for")
-		}
-		time.Sleep(time.Millisecond)
-	}
+	waitNextEditAsked(ctx, t, srv, "the next edit was never asked for")
 	close(hold)
 	// Once the model has answered, a request for the same text has both.
 	for len(got.Items) < 2 {
@@ -328,14 +320,7 @@ func TestNextEditSurvivesARequestForTheSameText(t *testing.T) {
 	ctx := ctxT(t)
 	hold := make(chan struct{})
 	aborted := make(chan struct{}, 4)
-	srv := fimtest.New(func(r fimtest.Request) fimtest.Reply {
-		if isNextEdit(r) {
-			reply := renameModel(r)
-			reply.Hold = hold
-			return reply
-		}
-		return fimtest.Reply{Parts: []string{""}}
-	})
+	srv := fimtest.New(heldRenameModel(hold, ""))
 	srv.OnAbort = func(r fimtest.Request, _ time.Time) {
 		if isNextEdit(r) {
 			aborted <- struct{}{}
@@ -345,12 +330,7 @@ func TestNextEditSurvivesARequestForTheSameText(t *testing.T) {
 	ed, path := openAdd(ctx, t, srv)
 	renameA(ctx, t, ed, path)
 	go func() { _, _ = ed.InlineCompletion(ctx, path, 3, 10, fake.InlineInvoked) }()
-	for nextEditRequests(srv) == 0 {
-		if ctx.Err() != nil {
-			t.Fatal("no next-edit request")
-		}
-		time.Sleep(time.Millisecond)
-	}
+	waitNextEditAsked(ctx, t, srv, "no next-edit request")
 	type result struct {
 		items int
 		err   error
@@ -396,12 +376,7 @@ func TestNextEditAfterAccept(t *testing.T) {
 	if _, err := ed.ExecuteCommand(ctx, lsp.CommandInlineAccepted, lsp.InlineAcceptedArgs{URI: overlay.PathToURI(path)}); err != nil {
 		t.Fatal(err)
 	}
-	for nextEditRequests(srv) == 0 {
-		if ctx.Err() != nil {
-			t.Fatal("agentls.inlineAccepted asked the model for nothing")
-		}
-		time.Sleep(time.Millisecond)
-	}
+	waitNextEditAsked(ctx, t, srv, "agentls.inlineAccepted asked the model for nothing")
 	if a := codeActions(ctx, t, ed, path, 0); len(a) == 0 || a[0].Kind != "refactor.rewrite" {
 		t.Errorf("code actions = %+v, want the next edit", a)
 	}
@@ -466,12 +441,7 @@ func TestNextEditCancelled(t *testing.T) {
 		_, err := ed.InlineCompletion(rctx, path, 3, 10, fake.InlineInvoked)
 		done <- err
 	}()
-	for nextEditRequests(srv) == 0 {
-		if ctx.Err() != nil {
-			t.Fatal("no next-edit request")
-		}
-		time.Sleep(time.Millisecond)
-	}
+	waitNextEditAsked(ctx, t, srv, "no next-edit request")
 	cancelled := time.Now()
 	cancel()
 	if err := <-done; !errors.Is(err, context.Canceled) {
