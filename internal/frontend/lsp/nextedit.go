@@ -300,11 +300,14 @@ func (s *Server) nextEditFor(ctx context.Context, c *completer, path, text strin
 	if c.filler == nil {
 		return nil, nil
 	}
-	sug, known, fetch, _ := s.next.cached(path, text)
+	sug, known, fetch, edits := s.next.cached(path, text)
 	if known {
 		return sug, nil
 	}
 	if fetch == nil {
+		if len(edits) == 0 {
+			return nil, nil // no edit that calls for another (changesText)
+		}
 		if fetch, _ = s.fetchNextEdit(c, path, text, false); fetch == nil {
 			sug, _, _, _ = s.next.cached(path, text)
 			return sug, nil
@@ -330,11 +333,11 @@ func (s *Server) nextEditReady(c *completer, path, text string) *nextEdit {
 	if c.filler == nil {
 		return nil
 	}
-	sug, known, fetch, _ := s.next.cached(path, text)
+	sug, known, fetch, edits := s.next.cached(path, text)
 	if known {
 		return sug
 	}
-	if fetch == nil {
+	if fetch == nil && len(edits) > 0 {
 		fetch, _ = s.fetchNextEdit(c, path, text, true)
 	}
 	if fetch != nil {

@@ -165,6 +165,30 @@ func TestNextEditOneAskForACodeActionAndAnInlineRequest(t *testing.T) {
 	}
 }
 
+// TestNextEditNotAskedForTyping: after plain typing (text added, none
+// changed) neither kind of code action request asks the model for a next
+// edit.
+func TestNextEditNotAskedForTyping(t *testing.T) {
+	ctx := ctxT(t)
+	srv := fimtest.New(renameModel)
+	defer srv.Close()
+	ed, path := openAdd(ctx, t, srv)
+	if err := ed.Change(ctx, path, fake.Edit{StartLine: 4, StartChar: 13, EndLine: 4, EndChar: 13, Text: " + 0"}); err != nil {
+		t.Fatal(err)
+	}
+	for _, trigger := range []int{0, 1, 2} {
+		for _, a := range codeActionsTriggered(ctx, t, ed, path, 4, trigger) {
+			if a.Kind == "refactor.rewrite" {
+				t.Fatalf("a next edit after typing: %+v", a)
+			}
+		}
+	}
+	time.Sleep(50 * time.Millisecond) // an ask in the background would be made by now
+	if n := nextEditRequests(srv); n != 0 {
+		t.Errorf("next-edit requests %d after typing, want 0", n)
+	}
+}
+
 // TestNextEditAutomaticCodeActionNeverWaits: code actions the editor asks
 // for on its own (VS Code's lightbulb; under --wrap, merged with the
 // server's) come at once while the model is still finding the next edit,
