@@ -152,6 +152,11 @@ func startWrappedProcess(t testing.TB, dir string) *rawEditor {
 		t.Fatal(err)
 	}
 	cmd := exec.Command(exe)
+	if relay := os.Getenv("AGENTLS_BENCH_RELAY"); relay != "" {
+		// A floor to compare with: a relay that only copies bytes
+		// (bench/relayfloor), in agentls's place.
+		cmd = exec.Command(relay, "gopls")
+	}
 	cmd.Env = append(os.Environ(), serveEnv+"=gopls")
 	return startProcess(t, dir, cmd)
 }
