@@ -74,7 +74,7 @@ type Stream struct {
 
 	// try writes a frame without blocking (nil where the connection
 	// cannot): a message written while nothing is queued goes out from
-	// the caller at once instead of waking the writer (trywrite_unix.go).
+	// the caller at once instead of waking the writer (rawio_unix.go).
 	try func([]byte) (int, error)
 
 	mu      sync.Mutex
@@ -623,7 +623,9 @@ func queued(q [][]byte) int {
 
 // Ahead reports whether a whole frame is read and buffered already, so
 // that the next ReadBody returns it without waiting for the peer. It errs
-// towards false.
+// towards false: a header block readHeader would reject (a line without a
+// colon, a length that is not positive) is not ahead, since ReadBody
+// would skip it and wait for more.
 func (s *Stream) Ahead() bool {
 	n := s.in.Buffered()
 	if n == 0 {
@@ -634,16 +636,24 @@ func (s *Stream) Ahead() bool {
 	if end < 0 {
 		return false
 	}
-	i := bytes.Index(b[:end], []byte(contentLength))
-	if i < 0 {
-		return false
+	length := -1
+	for line := range bytes.SplitSeq(b[:end], []byte("\r\n")) {
+		if len(line) == 0 {
+			continue // a stray blank line before the header
+		}
+		name, value, ok := bytes.Cut(line, []byte(":"))
+		if !ok {
+			return false
+		}
+		if bytes.EqualFold(bytes.TrimSpace(name), []byte("Content-Length")) {
+			v, err := strconv.Atoi(string(bytes.TrimSpace(value)))
+			if err != nil || v <= 0 {
+				return false
+			}
+			length = v
+		}
 	}
-	v := b[i+len(contentLength) : end]
-	if j := bytes.IndexByte(v, '\r'); j >= 0 {
-		v = v[:j]
-	}
-	length, err := strconv.Atoi(string(bytes.TrimSpace(v)))
-	return err == nil && length >= 0 && len(b)-(end+4) >= length
+	return length > 0 && len(b)-(end+4) >= length
 }
 
 // Close flushes queued messages (for up to a second) and closes the

@@ -180,6 +180,12 @@ func TestAhead(t *testing.T) {
 		{"half a header", "Content-Len", false},
 		{"other header first", "Content-Type: x\r\nContent-Length: 2\r\n\r\n{}", true},
 		{"bad length", "Content-Length: x\r\n\r\n{}", false},
+		// Frames ReadBody skips, after which it would wait for more: a
+		// relay holding its writes must not count them as ahead.
+		{"zero length", "Content-Length: 0\r\n\r\n", false},
+		{"a line without a colon", "Content-Length: 2\r\ngarbage\r\n\r\n{}", false},
+		{"garbage before the header", "garbage\r\nContent-Length: 2\r\n\r\n{}", false},
+		{"case of the header name", "content-length: 2\r\n\r\n{}", true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			inR, inW, err := os.Pipe()

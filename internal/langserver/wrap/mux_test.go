@@ -358,3 +358,24 @@ func TestWrapMuxPassesOn(t *testing.T) {
 		t.Errorf("a client attaching late got %#v, not the kept diagnostics", c)
 	}
 }
+
+// TestWrapMuxBadFrameAfterARequest: a request and, in the same read, a
+// frame the reader skips (a header line without a colon) — the request
+// still reaches the server and is answered: the writes a relay holds
+// while more messages are read already are not held over the skipped
+// frame, while the reader waits for more.
+func TestWrapMuxBadFrameAfterARequest(t *testing.T) {
+	ed, _ := startFake(t)
+	for _, bad := range []string{"Content-Length: 2\r\ngarbage\r\n\r\n{}", "Content-Length: 0\r\n\r\n"} {
+		body := `{"jsonrpc":"2.0","id":1,"method":"echo","params":{}}`
+		ed.mu.Lock()
+		_, err := fmt.Fprintf(ed.conn, "Content-Length: %d\r\n\r\n%s%s", len(body), body, bad)
+		ed.mu.Unlock()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r := ed.recv(); !r.is("id", "1") {
+			t.Fatalf("the answer came as %s", r.body)
+		}
+	}
+}
