@@ -88,6 +88,9 @@ func FuzzRead(f *testing.F) {
 		"Content-Type: x\r\nContent-Length: 2\r\n\r\n[]",
 		"\r\n\r\n\n" + frame(`[1,2]`),
 		"content-length: 3\r\n\r\n{}x",
+		// Frames the reader skips after a whole one (checkAhead).
+		frame(`{"jsonrpc":"2.0","method":"a"}`) + "Content-Length: 0\r\n\r\n",
+		frame(`{"jsonrpc":"2.0","method":"a"}`) + "Content-Length: 2\r\ngarbage\r\n\r\n{}",
 	} {
 		f.Add([]byte(seed))
 	}
@@ -105,7 +108,48 @@ func FuzzRead(f *testing.F) {
 				roundTrip(t, m)
 			}
 		}
+		checkAhead(t, input)
 	})
+}
+
+// onceReader serves its input in one read, then counts the reads that
+// ask for more.
+type onceReader struct {
+	input []byte
+	more  int
+}
+
+func (r *onceReader) Read(b []byte) (int, error) {
+	if len(r.input) == 0 {
+		r.more++
+		return 0, io.EOF
+	}
+	n := copy(b, r.input)
+	r.input = r.input[n:]
+	return n, nil
+}
+
+// checkAhead: whenever Ahead says a whole frame is buffered, the next
+// ReadBody returns without asking for more input (a relay holds its
+// writes on Ahead's word, and must not hold them over a wait).
+func checkAhead(t *testing.T, input []byte) {
+	r := &onceReader{input: input}
+	s := New(struct {
+		io.Reader
+		io.Writer
+		io.Closer
+	}{r, io.Discard, io.NopCloser(nil)}, Options{MaxMessageSize: 1 << 16})
+	defer s.Close()
+	for {
+		ahead, before := s.Ahead(), r.more
+		_, _, err := s.ReadBody(context.Background())
+		if ahead && r.more > before {
+			t.Fatalf("Ahead said a whole frame was buffered, but ReadBody read on (err %v)", err)
+		}
+		if err != nil {
+			return
+		}
+	}
 }
 
 // checkErrorFrames reads what a Stream wrote back: well-formed frames,
