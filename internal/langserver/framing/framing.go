@@ -258,19 +258,19 @@ func (s *Stream) readHeader() (int64, int64, error) {
 			break
 		}
 		lines++
-		name, value, ok := bytes.Cut(line, []byte(":"))
+		v, isLength, ok := headerField(line)
 		switch {
 		case !ok:
 			garbage = string(line)
-		case bytes.EqualFold(bytes.TrimSpace(name), []byte("Content-Length")):
+		case isLength:
 			if garbage != "" {
 				// Garbage, then a real header: report the garbage and
 				// start the message afresh at this header.
 				s.badFrame(fmt.Sprintf("skipped bytes that are not a message: %q", abbreviate(garbage, 60)))
 				garbage = ""
 			}
-			v, err := strconv.ParseInt(string(bytes.TrimSpace(value)), 10, 64)
-			if err != nil || v <= 0 {
+			if v <= 0 {
+				_, value, _ := bytes.Cut(line, []byte(":"))
 				problem, length = fmt.Sprintf("bad Content-Length %q", bytes.TrimSpace(value)), -1
 			} else {
 				problem, length = "", v
@@ -288,6 +288,21 @@ func (s *Stream) readHeader() (int64, int64, error) {
 		return -1, total, nil
 	}
 	return length, total, nil
+}
+
+// headerField reads one header line: ok is false when it is no
+// "name: value" line; isLength when it is Content-Length, whose value is
+// length (-1 when it is not a positive number).
+func headerField(line []byte) (length int64, isLength, ok bool) {
+	name, value, ok := bytes.Cut(line, []byte(":"))
+	if !ok || !bytes.EqualFold(bytes.TrimSpace(name), []byte("Content-Length")) {
+		return 0, false, ok
+	}
+	v, err := strconv.ParseInt(string(bytes.TrimSpace(value)), 10, 64)
+	if err != nil || v <= 0 {
+		return -1, true, true
+	}
+	return v, true, true
 }
 
 // lineKeep is how much of each end of an overlong header line is kept.
@@ -376,11 +391,11 @@ func (s *Stream) Write(ctx context.Context, msg jsonrpc2.Message) (int64, error)
 	if err := ctx.Err(); err != nil {
 		return 0, err
 	}
-	data, err := encodeMessage(msg)
+	buf, err := appendMessage(make([]byte, headerRoom, headerRoom+256), msg)
 	if err != nil {
 		return 0, err
 	}
-	return int64(len(data)), s.writeFrame(data)
+	return int64(len(buf) - headerRoom), s.queueFrame(frameAround(buf))
 }
 
 // wireMessage is any JSON-RPC message, as jsonrpc2 decodes it.
@@ -455,17 +470,17 @@ func (s *Stream) WriteResponse(ctx context.Context, id jsonrpc2.ID, result json.
 	if len(bytes.TrimSpace(result)) == 0 {
 		result = json.RawMessage("null")
 	}
-	buf := make([]byte, 0, len(result)+len(raw)+40)
+	buf := make([]byte, headerRoom, headerRoom+len(result)+len(raw)+40)
 	buf = append(buf, `{"jsonrpc":"2.0","id":`...)
 	buf = append(buf, raw...)
 	buf = append(buf, `,"result":`...)
 	buf = append(buf, result...)
-	return s.writeFrame(append(buf, '}'))
+	return s.queueFrame(frameAround(append(buf, '}')))
 }
 
-// encodeMessage marshals a message, leaving out params that are null:
-// JSON-RPC allows params to be omitted but not null.
-func encodeMessage(msg jsonrpc2.Message) ([]byte, error) {
+// appendMessage appends a message's encoding to buf, leaving out params
+// that are null: JSON-RPC allows params to be omitted but not null.
+func appendMessage(buf []byte, msg jsonrpc2.Message) ([]byte, error) {
 	var id *jsonrpc2.ID
 	var method string
 	var params []byte
@@ -480,9 +495,9 @@ func encodeMessage(msg jsonrpc2.Message) ([]byte, error) {
 		if err != nil {
 			return nil, fmt.Errorf("marshal message: %w", err)
 		}
-		return data, nil
+		return append(buf, data...), nil
 	}
-	buf := make([]byte, 0, len(params)+len(method)+48)
+	buf = slices.Grow(buf, len(params)+len(method)+48)
 	buf = append(buf, `{"jsonrpc":"2.0"`...)
 	if id != nil {
 		raw, err := id.MarshalJSON()
@@ -636,24 +651,20 @@ func (s *Stream) Ahead() bool {
 	if end < 0 {
 		return false
 	}
-	length := -1
+	length := int64(-1)
 	for line := range bytes.SplitSeq(b[:end], []byte("\r\n")) {
 		if len(line) == 0 {
 			continue // a stray blank line before the header
 		}
-		name, value, ok := bytes.Cut(line, []byte(":"))
-		if !ok {
+		v, isLength, ok := headerField(line)
+		if !ok || isLength && v <= 0 {
 			return false
 		}
-		if bytes.EqualFold(bytes.TrimSpace(name), []byte("Content-Length")) {
-			v, err := strconv.Atoi(string(bytes.TrimSpace(value)))
-			if err != nil || v <= 0 {
-				return false
-			}
+		if isLength {
 			length = v
 		}
 	}
-	return length > 0 && len(b)-(end+4) >= length
+	return length > 0 && int64(len(b)-(end+4)) >= length
 }
 
 // Close flushes queued messages (for up to a second) and closes the

@@ -204,7 +204,7 @@ func roundTrip(t *testing.T, m jsonrpc2.Message) {
 	}
 }
 
-// sameParams compares params, null and absent being the same (encodeMessage
+// sameParams compares params, null and absent being the same (appendMessage
 // leaves null params out).
 func sameParams(a, b json.RawMessage) bool {
 	null := func(p json.RawMessage) bool { p = bytes.TrimSpace(p); return len(p) == 0 || string(p) == "null" }
