@@ -291,27 +291,34 @@ func (st *nextEditState) store(path, text, now string, sug *nextEdit) {
 	}
 }
 
-// nextEditFor is the suggestion for path's text: kept, or asked for as
-// the document's ask (fetchNextEdit) and waited for with ctx, so that an
-// inline request for the same text shares the one model request. Nil:
-// none (no recent edits, an excluded file, no completion model, or the
-// model saw none).
+// nextEditAsk is the suggestion for path's text when it is known, else
+// the document's ask for it (fetchNextEdit, started now with keep when
+// the latest edit calls for one); nil and nil: none.
+func (s *Server) nextEditAsk(c *completer, path, text string, keep bool) (*nextEdit, *prefetch) {
+	sug, known, fetch, edits := s.next.cached(path, text)
+	if known || fetch != nil {
+		return sug, fetch
+	}
+	if len(edits) == 0 {
+		return nil, nil // no edit that calls for another (changesText)
+	}
+	if fetch, _ = s.fetchNextEdit(c, path, text, keep); fetch == nil {
+		sug, _, _, _ = s.next.cached(path, text)
+	}
+	return sug, fetch
+}
+
+// nextEditFor is the suggestion for path's text, the document's ask
+// waited for with ctx, so that an inline request for the same text shares
+// the one model request. Nil: none (no recent edits, an excluded file, no
+// completion model, or the model saw none).
 func (s *Server) nextEditFor(ctx context.Context, c *completer, path, text string) (*nextEdit, error) {
 	if c.filler == nil {
 		return nil, nil
 	}
-	sug, known, fetch, edits := s.next.cached(path, text)
-	if known {
-		return sug, nil
-	}
+	sug, fetch := s.nextEditAsk(c, path, text, false)
 	if fetch == nil {
-		if len(edits) == 0 {
-			return nil, nil // no edit that calls for another (changesText)
-		}
-		if fetch, _ = s.fetchNextEdit(c, path, text, false); fetch == nil {
-			sug, _, _, _ = s.next.cached(path, text)
-			return sug, nil
-		}
+		return sug, nil
 	}
 	s.next.hold(fetch)
 	select {
@@ -327,28 +334,23 @@ func (s *Server) nextEditFor(ctx context.Context, c *completer, path, text strin
 
 // nextEditReady is the suggestion for path's text when it is known now;
 // otherwise it has it asked for in the background (the document's ask,
-// as after an accepted item) and is nil: the caller never waits on the
-// model.
+// kept as after an accepted item) and is nil: the caller never waits on
+// the model.
 func (s *Server) nextEditReady(c *completer, path, text string) *nextEdit {
 	if c.filler == nil {
 		return nil
 	}
-	sug, known, fetch, edits := s.next.cached(path, text)
-	if known {
+	sug, fetch := s.nextEditAsk(c, path, text, true)
+	if fetch == nil {
 		return sug
 	}
-	if fetch == nil && len(edits) > 0 {
-		fetch, _ = s.fetchNextEdit(c, path, text, true)
+	select {
+	case <-fetch.done:
+		sug, _, _, _ = s.next.cached(path, text)
+		return sug
+	default:
+		return nil
 	}
-	if fetch != nil {
-		select {
-		case <-fetch.done:
-			sug, _, _, _ = s.next.cached(path, text)
-			return sug
-		default:
-		}
-	}
-	return nil
 }
 
 // askNextEdit asks the model for the edit that follows edits in path's
